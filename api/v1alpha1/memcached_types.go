@@ -1,0 +1,310 @@
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// Condition types reported in MemcachedStatus.Conditions (Kubernetes API conventions: positive
+// polarity for Available and Progressing, Degraded set to True only when something is wrong).
+const (
+	// ConditionAvailable is True when spec.size updated memcached pods are ready to serve.
+	ConditionAvailable = "Available"
+	// ConditionProgressing is True while a rollout, a scale or the first creation is under way.
+	ConditionProgressing = "Progressing"
+	// ConditionDegraded is True when the operator cannot converge the instance (reason says why).
+	ConditionDegraded = "Degraded"
+)
+
+// DefaultPort is the TCP port memcached listens on in every operand pod and that the headless
+// Service exposes (memcached's own default, flag -p).
+const DefaultPort = 11211
+
+// AntiAffinityPreset names a ready-made pod anti-affinity that spreads an instance's pods over nodes.
+// +kubebuilder:validation:Enum=None;Soft;Hard
+type AntiAffinityPreset string
+
+const (
+	// AntiAffinityNone adds no anti-affinity.
+	AntiAffinityNone AntiAffinityPreset = "None"
+	// AntiAffinitySoft prefers (preferredDuringScheduling, weight 100) one pod per node.
+	AntiAffinitySoft AntiAffinityPreset = "Soft"
+	// AntiAffinityHard requires (requiredDuringScheduling) one pod per node: pods beyond the number
+	// of schedulable nodes stay Pending.
+	AntiAffinityHard AntiAffinityPreset = "Hard"
+)
+
+// MemcachedSpec is the desired state of a memcached cache: how many servers, which image, how each
+// server is tuned and where its pods are scheduled.
+type MemcachedSpec struct {
+	// Size is the number of memcached servers (Deployment replicas). It defaults to 1 and must be
+	// between 1 and 64: 0 is rejected (delete the Memcached, or pause it, to stop serving), so an
+	// instance that reports Available always serves. It is the spec path of the scale subresource,
+	// so `kubectl scale memcached/<name> --replicas=N` and a HorizontalPodAutoscaler change it.
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=64
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Size",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:podCount"}
+	Size int32 `json:"size,omitempty"`
+
+	// Image overrides the memcached container image (tag or digest reference). When empty the
+	// operator uses the image in its RELATED_IMAGE_MEMCACHED environment variable.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:Pattern=`^\S+$`
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Image",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	Image string `json:"image,omitempty"`
+
+	// Memcached tunes the memcached server process (its command-line flags).
+	// +kubebuilder:default={}
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Memcached Settings"
+	Memcached MemcachedConfig `json:"memcached,omitempty"`
+
+	// Resources are the memcached container's compute requests and limits. When empty the operator
+	// sets requests of 50m CPU and memory, and a memory limit, of maxMemoryMB + 25% + 32 MiB.
+	// A memory limit, when set, must be larger than memcached.maxMemoryMB; otherwise the operator
+	// leaves the Deployment unchanged and reports Degraded with reason InvalidSpec.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Resources",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:resourceRequirements"}
+	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
+
+	// NodeSelector restricts the memcached pods to nodes with these labels.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Node Selector",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+
+	// Tolerations let the memcached pods run on tainted nodes.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Tolerations",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
+
+	// Affinity is the pods' full scheduling affinity. When set it replaces antiAffinityPreset.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Affinity",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	Affinity *corev1.Affinity `json:"affinity,omitempty"`
+
+	// AntiAffinityPreset spreads the pods over nodes without writing an affinity: Soft (default)
+	// prefers one pod per node, Hard requires it, None adds nothing. Ignored when affinity is set.
+	// +kubebuilder:default=Soft
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Anti-Affinity Preset",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:None","urn:alm:descriptor:com.tectonic.ui:select:Soft","urn:alm:descriptor:com.tectonic.ui:select:Hard"}
+	AntiAffinityPreset AntiAffinityPreset `json:"antiAffinityPreset,omitempty"`
+
+	// TopologySpreadConstraints spread the pods over zones or nodes. A constraint without a
+	// labelSelector gets the instance's pod selector.
+	// +optional
+	// +listType=atomic
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Topology Spread Constraints",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	TopologySpreadConstraints []corev1.TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty"`
+
+	// PriorityClassName is the PriorityClass of the memcached pods.
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Priority Class Name",xDescriptors={"urn:alm:descriptor:io.kubernetes:PriorityClass","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	PriorityClassName string `json:"priorityClassName,omitempty"`
+
+	// PodDisruptionBudget limits voluntary evictions (node drains) of the memcached pods.
+	// +kubebuilder:default={}
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Pod Disruption Budget"
+	PodDisruptionBudget PodDisruptionBudgetSpec `json:"podDisruptionBudget,omitempty"`
+
+	// Service configures the headless Service through which clients discover the memcached pods.
+	// +kubebuilder:default={}
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Service"
+	Service ServiceSpec `json:"service,omitempty"`
+}
+
+// MemcachedConfig holds memcached server settings; each maps to one memcached command-line flag
+// (see `memcached --help` and https://github.com/memcached/memcached/wiki/ConfiguringServer).
+// +kubebuilder:validation:XValidation:rule="!has(self.maxItemSize) || quantity(string(self.maxItemSize)).asInteger() * 2 <= self.maxMemoryMB * 1048576",message="spec.memcached.maxItemSize must be at most half of maxMemoryMB (memcached refuses to start otherwise)",fieldPath=".maxItemSize"
+type MemcachedConfig struct {
+	// MaxMemoryMB is the memory memcached uses for items, in MiB (flag -m). Default 64.
+	// +kubebuilder:default=64
+	// +kubebuilder:validation:Minimum=8
+	// +kubebuilder:validation:Maximum=1048576
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Max Memory (MiB)",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
+	MaxMemoryMB int32 `json:"maxMemoryMB,omitempty"`
+
+	// MaxConnections is the maximum number of simultaneous client connections per server (flag -c).
+	// Default 1024.
+	// +kubebuilder:default=1024
+	// +kubebuilder:validation:Minimum=10
+	// +kubebuilder:validation:Maximum=1048576
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Max Connections",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
+	MaxConnections int32 `json:"maxConnections,omitempty"`
+
+	// Threads is the number of worker threads per server (flag -t). Default 4.
+	// +kubebuilder:default=4
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=256
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Threads",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
+	Threads int32 `json:"threads,omitempty"`
+
+	// MaxItemSize is the largest item a server stores, as a quantity in bytes such as 1Mi or 512Ki
+	// (flag -I). memcached's bounds apply: 1Ki to 1Gi, and at most half of maxMemoryMB.
+	// When empty memcached's default (1 MiB) applies.
+	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).compareTo(quantity('1Ki')) >= 0 && quantity(string(self)).compareTo(quantity('1Gi')) <= 0",message="must be between 1Ki and 1Gi"
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Max Item Size",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
+	MaxItemSize *resource.Quantity `json:"maxItemSize,omitempty"`
+
+	// Verbosity is memcached's log verbosity: 0 (errors only, default), 1 (-v) or 2 (-vv).
+	// +kubebuilder:default=0
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=2
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Verbosity",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
+	Verbosity int32 `json:"verbosity,omitempty"`
+
+	// ExtraArgs are appended to the memcached command line, e.g. ["-o", "modern"]. They must not
+	// set what the fields above or the operator own: memory (-m), connections (-c), threads (-t),
+	// item size (-I), verbosity (-v), port and listen address (-p, -U, -l, -s), user (-u) or
+	// daemon mode (-d), in short or long form.
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MaxLength=256
+	// +kubebuilder:validation:XValidation:rule="self.all(a, !a.matches('^-[mctIpUlsvdu]') && !a.matches('^--(memory-limit|conn-limit|threads|max-item-size|port|udp-port|listen|unix-socket|verbose|vv|daemon|user)($|=)'))",message="must not set -m, -c, -t, -I, -v, -p, -U, -l, -s, -u or -d (or their long forms): use the memcached fields instead"
+	// +listType=atomic
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Extra Arguments",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	ExtraArgs []string `json:"extraArgs,omitempty"`
+}
+
+// PodDisruptionBudgetSpec configures the PodDisruptionBudget the operator keeps for an instance.
+// +kubebuilder:validation:XValidation:rule="!(has(self.minAvailable) && has(self.maxUnavailable))",message="set at most one of minAvailable and maxUnavailable"
+type PodDisruptionBudgetSpec struct {
+	// Enabled creates the PodDisruptionBudget (default true); false deletes the operator's one.
+	// +kubebuilder:default=true
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Enabled",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch"}
+	Enabled *bool `json:"enabled,omitempty"`
+
+	// MinAvailable is the number or percentage of pods that must stay up during evictions.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Min Available",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
+	MinAvailable *intstr.IntOrString `json:"minAvailable,omitempty"`
+
+	// MaxUnavailable is the number or percentage of pods that may be evicted at once. When neither
+	// it nor minAvailable is set it is 1, so a one-pod instance never blocks a node drain.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Max Unavailable",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
+	MaxUnavailable *intstr.IntOrString `json:"maxUnavailable,omitempty"`
+}
+
+// ServiceSpec configures the headless Service that publishes the memcached pods.
+type ServiceSpec struct {
+	// Enabled creates a headless Service named like the Memcached, port 11211 (default true); false
+	// deletes the operator's one and status.serverList then lists pod IPs.
+	// +kubebuilder:default=true
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Enabled",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch"}
+	Enabled *bool `json:"enabled,omitempty"`
+}
+
+// MemcachedStatus is the observed state of a Memcached, computed by the operator.
+type MemcachedStatus struct {
+	// Nodes are the names of the instance's memcached pods that are not terminating, sorted.
+	// +listType=atomic
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Nodes",xDescriptors={"urn:alm:descriptor:text"}
+	Nodes []string `json:"nodes,omitempty"`
+
+	// Replicas is the number of memcached pods that exist and are not terminating (status path of the
+	// scale subresource).
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Replicas",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:podCount"}
+	Replicas int32 `json:"replicas,omitempty"`
+
+	// ReadyReplicas is the number of memcached pods whose Ready condition is True.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Ready Replicas",xDescriptors={"urn:alm:descriptor:text"}
+	ReadyReplicas int32 `json:"readyReplicas,omitempty"`
+
+	// Selector is the label selector of the instance's pods in string form (selector path of the
+	// scale subresource, used by HorizontalPodAutoscalers).
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Selector",xDescriptors={"urn:alm:descriptor:text"}
+	Selector string `json:"selector,omitempty"`
+
+	// ServerList is the host:port of every ready memcached pod, sorted by pod name, for client
+	// configuration. Hosts are the pods' DNS names under the headless Service
+	// (<pod-ip-dashed>.<service>.<namespace>.svc), or pod IPs when the Service is disabled.
+	// +listType=atomic
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Server List",xDescriptors={"urn:alm:descriptor:text"}
+	ServerList []string `json:"serverList,omitempty"`
+
+	// ObservedGeneration is the metadata.generation of the Memcached this status describes.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Observed Generation",xDescriptors={"urn:alm:descriptor:text"}
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// Conditions are Available, Progressing and Degraded, each with reason, message and
+	// observedGeneration.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Conditions",xDescriptors={"urn:alm:descriptor:io.kubernetes.conditions"}
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// Memcached is a memcached cache: a Deployment of memcached servers, a headless Service for client
+// discovery and a PodDisruptionBudget, kept in the state its spec describes.
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:shortName=mc,categories=all
+// +kubebuilder:subresource:status
+// +kubebuilder:subresource:scale:specpath=.spec.size,statuspath=.status.replicas,selectorpath=.status.selector
+// +kubebuilder:printcolumn:name="Size",type=integer,JSONPath=`.spec.size`
+// +kubebuilder:printcolumn:name="Ready",type=integer,JSONPath=`.status.readyReplicas`
+// +kubebuilder:printcolumn:name="Available",type=string,JSONPath=`.status.conditions[?(@.type=="Available")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +operator-sdk:csv:customresourcedefinitions:displayName="Memcached",resources={{Deployment,v1,""},{Service,v1,""},{PodDisruptionBudget,v1,""},{Pod,v1,""}}
+type Memcached struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec is the desired state.
+	// +kubebuilder:default={}
+	// +optional
+	Spec MemcachedSpec `json:"spec,omitempty"`
+	// Status is the observed state, written by the operator.
+	// +optional
+	Status MemcachedStatus `json:"status,omitempty"`
+}
+
+// MemcachedList is a list of Memcached.
+// +kubebuilder:object:root=true
+type MemcachedList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Memcached `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&Memcached{}, &MemcachedList{})
+}

@@ -1,0 +1,266 @@
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/operator-framework/operator-lib/predicate"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+)
+
+const (
+	// ControllerName names the controller in logs, events (reportingController) and metrics
+	// (controller_runtime_reconcile_total{controller="memcached"}).
+	ControllerName = "memcached"
+	// PauseAnnotation set to a true value ("true", "1") on a Memcached stops its reconciliation
+	// (operator-lib predicate.NewPause); the objects it owns are left as they are.
+	PauseAnnotation = "cache.example.com/paused"
+	// conflictRetry is how often an instance blocked by a foreign object is retried: the operator
+	// does not watch objects it does not manage, so it cannot learn when the blocker goes away.
+	conflictRetry = 10 * time.Second
+)
+
+// MemcachedReconciler reconciles Memcached objects into a Deployment, a headless Service and a
+// PodDisruptionBudget, and reports their state in the Memcached's status.
+type MemcachedReconciler struct {
+	// Client reads from the manager's cache and writes to the API server.
+	client.Client
+	// APIReader reads from the API server directly (used only to identify foreign objects).
+	APIReader client.Reader
+	// Scheme knows the Memcached and the owned kinds.
+	Scheme *runtime.Scheme
+	// Recorder emits events.k8s.io Events about a Memcached.
+	Recorder events.EventRecorder
+	// Options are the operator-wide builder inputs.
+	Options Options
+	// Upgradeable, when not nil, publishes the OLM OperatorCondition Upgradeable.
+	Upgradeable *UpgradeableReporter
+}
+
+// +kubebuilder:rbac:groups=cache.example.com,resources=memcacheds,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cache.example.com,resources=memcacheds/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=cache.example.com,resources=memcacheds/finalizers,verbs=update
+// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=core,resources=services,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=core,resources=pods,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile brings one Memcached to its desired state and writes its status. It is idempotent and
+// makes no API write when nothing changed. Objects the Memcached owns are garbage-collected through
+// their owner references, so no finalizer is needed and deletion never blocks.
+func (r *MemcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	log := logf.FromContext(ctx)
+
+	mc := &cachev1alpha1.Memcached{}
+	if err := r.Get(ctx, req.NamespacedName, mc); err != nil {
+		if apierrors.IsNotFound(err) {
+			forgetInstance(req.Namespace, req.Name)
+			r.Upgradeable.Forget(ctx, req.NamespacedName)
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("failed to get Memcached %s: %w", req.NamespacedName, err)
+	}
+	if !mc.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	if paused(mc) {
+		log.V(1).Info("Reconciliation paused", "annotation", PauseAnnotation)
+		return ctrl.Result{}, nil
+	}
+
+	obs := r.applyDesiredState(ctx, mc)
+	pods := &corev1.PodList{}
+	if err := r.List(ctx, pods, client.InNamespace(mc.Namespace), client.MatchingLabelsSelector{Selector: podSelector(mc)}); err != nil {
+		obs.err = errors.Join(obs.err, fmt.Errorf("failed to list Pods of Memcached %s: %w", req.NamespacedName, err))
+	}
+	obs.pods = pods.Items
+
+	status := computeStatus(mc, obs, metav1.Now())
+	if err := r.patchStatus(ctx, mc, status); err != nil {
+		return ctrl.Result{}, err
+	}
+	observeInstance(mc.Namespace, mc.Name, mc.Spec.Size, status.ReadyReplicas)
+	r.Upgradeable.Report(ctx, req.NamespacedName, meta.IsStatusConditionTrue(status.Conditions, cachev1alpha1.ConditionProgressing))
+
+	degraded := meta.FindStatusCondition(status.Conditions, cachev1alpha1.ConditionDegraded)
+	switch {
+	case len(obs.conflicts) > 0:
+		reconcileOutcomes.WithLabelValues("error", degraded.Reason).Inc()
+		return ctrl.Result{RequeueAfter: conflictRetry}, nil
+	case obs.err != nil:
+		reconcileOutcomes.WithLabelValues("error", degraded.Reason).Inc()
+		return ctrl.Result{}, obs.err
+	default:
+		reconcileOutcomes.WithLabelValues("success", degraded.Reason).Inc()
+		return ctrl.Result{}, nil
+	}
+}
+
+// applyDesiredState creates or corrects the Deployment, Service and PodDisruptionBudget of mc
+// (deleting the optional ones that are turned off) and returns what it saw. Each object is handled
+// even when another fails, so one conflict does not hide the rest.
+func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1alpha1.Memcached) observed {
+	var obs observed
+	record := func(kind string, obj client.Object, res applyResult, err error) {
+		var ce *ConflictError
+		switch {
+		case errors.As(err, &ce):
+			obs.conflicts = append(obs.conflicts, ce.Kind+" "+ce.Name)
+		case err != nil:
+			obs.err = errors.Join(obs.err, err)
+		case res != applyUnchanged:
+			logf.FromContext(ctx).Info("Applied "+kind, kind, klog.KObj(obj), "result", res)
+			r.Recorder.Eventf(mc, obj, corev1.EventTypeNormal, string(res), "Apply", "%s %s %s", kind, obj.GetName(), res)
+		}
+	}
+
+	dep, res, err := apply(ctx, r.Client, r.APIReader, r.Scheme, mc, owned[*appsv1.Deployment]{
+		kind: "Deployment", desired: desiredDeployment(mc, r.Options), live: &appsv1.Deployment{},
+		needsUpdate: deploymentNeedsUpdate, update: updateDeployment,
+	})
+	record("Deployment", dep, res, err)
+	if err == nil {
+		obs.deployment = dep
+	}
+
+	if serviceEnabled(mc) {
+		svc, res, err := apply(ctx, r.Client, r.APIReader, r.Scheme, mc, owned[*corev1.Service]{
+			kind: "Service", desired: desiredService(mc), live: &corev1.Service{},
+			needsUpdate: serviceNeedsUpdate, update: updateService,
+		})
+		record("Service", svc, res, err)
+	} else {
+		r.deleteDisabled(ctx, mc, "Service", &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: deploymentName(mc), Namespace: mc.Namespace}}, &obs)
+	}
+
+	if pdbEnabled(mc) {
+		pdb, res, err := apply(ctx, r.Client, r.APIReader, r.Scheme, mc, owned[*policyv1.PodDisruptionBudget]{
+			kind: "PodDisruptionBudget", desired: desiredPodDisruptionBudget(mc), live: &policyv1.PodDisruptionBudget{},
+			needsUpdate: pdbNeedsUpdate, update: updatePodDisruptionBudget,
+		})
+		record("PodDisruptionBudget", pdb, res, err)
+	} else {
+		r.deleteDisabled(ctx, mc, "PodDisruptionBudget", &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: deploymentName(mc), Namespace: mc.Namespace}}, &obs)
+	}
+	return obs
+}
+
+// deleteDisabled deletes an optional object of mc that its spec turned off.
+func (r *MemcachedReconciler) deleteDisabled(ctx context.Context, mc *cachev1alpha1.Memcached, kind string, obj client.Object, obs *observed) {
+	deleted, err := deleteIfOwned(ctx, r.Client, mc, kind, obj)
+	if err != nil {
+		obs.err = errors.Join(obs.err, err)
+		return
+	}
+	if deleted {
+		logf.FromContext(ctx).Info("Deleted disabled "+kind, kind, klog.KObj(obj))
+		r.Recorder.Eventf(mc, obj, corev1.EventTypeNormal, "Deleted", "Delete", "%s %s deleted: disabled in spec", kind, obj.GetName())
+	}
+}
+
+// patchStatus writes status to mc with a merge patch when it differs from mc.Status, and emits a
+// Warning event when Degraded turns True and a Normal one when Available turns True. The patch
+// carries no resourceVersion: the operator is the only writer of status, so it never conflicts.
+func (r *MemcachedReconciler) patchStatus(ctx context.Context, mc *cachev1alpha1.Memcached, status cachev1alpha1.MemcachedStatus) error {
+	if equality.Semantic.DeepEqual(mc.Status, status) {
+		return nil
+	}
+	base := mc.DeepCopy()
+	old := base.Status
+	mc.Status = status
+	if err := r.Status().Patch(ctx, mc, client.MergeFrom(base)); err != nil {
+		return fmt.Errorf("failed to patch status of Memcached %s: %w", client.ObjectKeyFromObject(mc), err)
+	}
+	if c := becameTrue(old.Conditions, status.Conditions, cachev1alpha1.ConditionDegraded); c != nil {
+		r.Recorder.Eventf(mc, nil, corev1.EventTypeWarning, c.Reason, "Reconcile", "%s", c.Message)
+	}
+	if c := becameTrue(old.Conditions, status.Conditions, cachev1alpha1.ConditionAvailable); c != nil {
+		r.Recorder.Eventf(mc, nil, corev1.EventTypeNormal, c.Reason, "Reconcile", "%s", c.Message)
+	}
+	return nil
+}
+
+// becameTrue returns the condition of type t in now when it is True there and was not True before.
+func becameTrue(before, now []metav1.Condition, t string) *metav1.Condition {
+	if meta.IsStatusConditionTrue(before, t) || !meta.IsStatusConditionTrue(now, t) {
+		return nil
+	}
+	return meta.FindStatusCondition(now, t)
+}
+
+// paused reports whether mc carries PauseAnnotation with a true value. Events of owned objects
+// reach Reconcile without passing the pause predicate, so Reconcile checks it too.
+func paused(mc *cachev1alpha1.Memcached) bool {
+	v, ok := mc.Annotations[PauseAnnotation]
+	if !ok {
+		return false
+	}
+	b, err := strconv.ParseBool(v)
+	return err == nil && b
+}
+
+// podToMemcached maps a memcached pod to the Memcached named by its instance label, so status
+// follows pod changes (creation, readiness, deletion) without polling.
+func podToMemcached(_ context.Context, obj client.Object) []reconcile.Request {
+	l := obj.GetLabels()
+	if l[LabelName] != AppName || l[LabelManagedBy] != ManagedBy || l[LabelInstance] == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: l[LabelInstance]}}}
+}
+
+// SetupWithManager registers the controller: it watches Memcached (except paused ones), the
+// Deployments, Services and PodDisruptionBudgets it owns, and the pods of its instances.
+func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	pause, err := predicate.NewPause[client.Object](PauseAnnotation)
+	if err != nil {
+		return fmt.Errorf("failed to build pause predicate: %w", err)
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(ControllerName).
+		For(&cachev1alpha1.Memcached{}, builder.WithPredicates(pause)).
+		Owns(&appsv1.Deployment{}).
+		Owns(&corev1.Service{}).
+		Owns(&policyv1.PodDisruptionBudget{}).
+		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podToMemcached)).
+		Complete(r)
+}

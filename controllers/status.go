@@ -1,0 +1,188 @@
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"fmt"
+	"net"
+	"sort"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+)
+
+// Condition reasons (CamelCase, Kubernetes API conventions).
+const (
+	ReasonAllReplicasReady       = "AllReplicasReady"
+	ReasonReplicasNotReady       = "ReplicasNotReady"
+	ReasonRolloutInProgress      = "RolloutInProgress"
+	ReasonRolloutComplete        = "RolloutComplete"
+	ReasonResourceConflict       = "ResourceConflict"
+	ReasonReconcileError         = "ReconcileError"
+	ReasonProgressDeadline       = "ProgressDeadlineExceeded"
+	ReasonReplicaFailure         = "ReplicaFailure"
+	ReasonAsExpected             = "AsExpected"
+	ReasonDeploymentNotAvailable = "DeploymentNotFound"
+)
+
+// observed is what one reconcile saw and did: the input of computeStatus.
+type observed struct {
+	// deployment is the instance's Deployment, nil when it does not exist or is not ours.
+	deployment *appsv1.Deployment
+	// pods are the pods matching the instance's selector.
+	pods []corev1.Pod
+	// conflicts name objects that block the instance because someone else owns them ("Deployment web").
+	conflicts []string
+	// err is a failure to apply the desired state, other than a conflict.
+	err error
+}
+
+// computeStatus returns mc's status for what obs saw. It is pure: conditions keep their
+// lastTransitionTime unless their status changes, in which case it becomes now.
+//
+// Available is True only when spec.size pods of the current template are ready and no old pod is
+// left; Progressing is True while the Deployment has not reached that state; Degraded is True when
+// the operator cannot converge (conflict, apply error, rollout stuck or failing to create pods).
+func computeStatus(mc *cachev1alpha1.Memcached, obs observed, now metav1.Time) cachev1alpha1.MemcachedStatus {
+	st := cachev1alpha1.MemcachedStatus{
+		Selector:           podSelector(mc).String(),
+		ObservedGeneration: mc.Generation,
+		Conditions:         append([]metav1.Condition(nil), mc.Status.Conditions...),
+	}
+
+	var readyPods []corev1.Pod
+	for _, p := range obs.pods {
+		if p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		st.Nodes = append(st.Nodes, p.Name)
+		if podReady(&p) {
+			readyPods = append(readyPods, p)
+		}
+	}
+	sort.Strings(st.Nodes)
+	st.Replicas = int32(len(st.Nodes))
+	st.ReadyReplicas = int32(len(readyPods))
+	st.ServerList = serverList(mc, readyPods)
+
+	set := func(condType string, status metav1.ConditionStatus, reason, msg string) {
+		// SetStatusCondition keeps the old lastTransitionTime unless the status changes.
+		meta.SetStatusCondition(&st.Conditions, metav1.Condition{
+			Type: condType, Status: status, Reason: reason, Message: msg,
+			ObservedGeneration: mc.Generation, LastTransitionTime: now,
+		})
+	}
+
+	if len(obs.conflicts) > 0 {
+		msg := fmt.Sprintf("%s already exists and is not owned by this Memcached; delete or rename it", strings.Join(obs.conflicts, ", "))
+		set(cachev1alpha1.ConditionDegraded, metav1.ConditionTrue, ReasonResourceConflict, msg)
+		if obs.deployment == nil {
+			set(cachev1alpha1.ConditionAvailable, metav1.ConditionFalse, ReasonResourceConflict, msg)
+			set(cachev1alpha1.ConditionProgressing, metav1.ConditionFalse, ReasonResourceConflict, msg)
+			return st
+		}
+	}
+
+	dep := obs.deployment
+	if dep == nil {
+		msg := "the memcached Deployment does not exist yet"
+		set(cachev1alpha1.ConditionAvailable, metav1.ConditionFalse, ReasonDeploymentNotAvailable, msg)
+		set(cachev1alpha1.ConditionProgressing, metav1.ConditionTrue, ReasonRolloutInProgress, msg)
+	} else {
+		want := mc.Spec.Size
+		ds := dep.Status
+		current := ds.ObservedGeneration >= dep.Generation && dep.Spec.Replicas != nil && *dep.Spec.Replicas == want
+		available := current && ds.UpdatedReplicas >= want && ds.Replicas == ds.UpdatedReplicas &&
+			ds.AvailableReplicas >= want && st.ReadyReplicas >= want
+		done := available && ds.Replicas == want && st.Replicas == want
+		progress := fmt.Sprintf("%d of %d updated pods ready (%d pods exist)", min(ds.UpdatedReplicas, st.ReadyReplicas), want, st.Replicas)
+		if available {
+			set(cachev1alpha1.ConditionAvailable, metav1.ConditionTrue, ReasonAllReplicasReady, fmt.Sprintf("%d of %d pods ready", st.ReadyReplicas, want))
+		} else {
+			set(cachev1alpha1.ConditionAvailable, metav1.ConditionFalse, ReasonReplicasNotReady, progress)
+		}
+		if done {
+			set(cachev1alpha1.ConditionProgressing, metav1.ConditionFalse, ReasonRolloutComplete, fmt.Sprintf("%d pods of the current template are ready", want))
+		} else {
+			set(cachev1alpha1.ConditionProgressing, metav1.ConditionTrue, ReasonRolloutInProgress, progress)
+		}
+	}
+
+	switch {
+	case len(obs.conflicts) > 0:
+		// Degraded already set above.
+	case obs.err != nil:
+		set(cachev1alpha1.ConditionDegraded, metav1.ConditionTrue, ReasonReconcileError, obs.err.Error())
+	case dep != nil && deploymentCondition(dep, appsv1.DeploymentReplicaFailure, corev1.ConditionTrue) != nil:
+		c := deploymentCondition(dep, appsv1.DeploymentReplicaFailure, corev1.ConditionTrue)
+		set(cachev1alpha1.ConditionDegraded, metav1.ConditionTrue, ReasonReplicaFailure, c.Message)
+	case dep != nil && deploymentCondition(dep, appsv1.DeploymentProgressing, corev1.ConditionFalse) != nil:
+		c := deploymentCondition(dep, appsv1.DeploymentProgressing, corev1.ConditionFalse)
+		set(cachev1alpha1.ConditionDegraded, metav1.ConditionTrue, ReasonProgressDeadline, c.Message)
+	default:
+		set(cachev1alpha1.ConditionDegraded, metav1.ConditionFalse, ReasonAsExpected, "the instance converges")
+	}
+	return st
+}
+
+// deploymentCondition returns dep's condition of type t when it has status s, else nil.
+func deploymentCondition(dep *appsv1.Deployment, t appsv1.DeploymentConditionType, s corev1.ConditionStatus) *appsv1.DeploymentCondition {
+	for i := range dep.Status.Conditions {
+		if c := &dep.Status.Conditions[i]; c.Type == t && c.Status == s {
+			return c
+		}
+	}
+	return nil
+}
+
+// podReady reports whether p's Ready condition is True.
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// serverList returns host:11211 for every ready pod with an IP, sorted by pod name. With the
+// headless Service the host is the DNS name the cluster DNS gives each endpoint of a headless
+// Service whose pods set no hostname: the pod IP with '.' or ':' replaced by '-', under
+// <service>.<namespace>.svc (CoreDNS kubernetes plugin, "endpoint_pod_names" off). Without the
+// Service the host is the pod IP.
+func serverList(mc *cachev1alpha1.Memcached, ready []corev1.Pod) []string {
+	sorted := append([]corev1.Pod(nil), ready...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	var out []string
+	for _, p := range sorted {
+		ip := p.Status.PodIP
+		if ip == "" {
+			continue
+		}
+		host := ip
+		if serviceEnabled(mc) {
+			host = strings.NewReplacer(".", "-", ":", "-").Replace(ip) + "." + deploymentName(mc) + "." + mc.Namespace + ".svc"
+		}
+		out = append(out, net.JoinHostPort(host, fmt.Sprint(cachev1alpha1.DefaultPort)))
+	}
+	return out
+}

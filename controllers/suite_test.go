@@ -1,0 +1,155 @@
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"go.uber.org/zap/zapcore"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/internal/watchnamespace"
+)
+
+// The envtest suite runs the reconciler in a real Manager against a real kube-apiserver and etcd
+// (KUBEBUILDER_ASSETS, built by `make envtest-assets`; `make test` sets it). There is no
+// kube-controller-manager: Deployments get no status and no pods unless a test writes them, and
+// nothing is garbage-collected.
+
+const (
+	// testImage is the operator default image (RELATED_IMAGE_MEMCACHED) in the suite.
+	testImage = "registry.example.com/memcached:1.6.38"
+	// watchedNamespaces is the WATCH_NAMESPACE of the suite's manager; tests use these namespaces,
+	// and t-unwatched (not in the list) to prove that the manager leaves other namespaces alone.
+	watchedNamespaces = "t-create, t-status,t-drift,t-foreign,t-admission,t-quiet,t-two,t-optional,t-scale,t-pause,"
+)
+
+var (
+	testEnv   *envtest.Environment
+	cfg       *rest.Config
+	k8sClient client.Client // uncached, talks to the API server directly
+	testCtx   context.Context
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(runSuite(m))
+}
+
+func runSuite(m *testing.M) int {
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		fmt.Fprintln(os.Stderr, "KUBEBUILDER_ASSETS is not set: run `make test`, which builds kube-apiserver and etcd into ./bin and sets it")
+		return 1
+	}
+	ctrl.SetLogger(zap.New(zap.UseDevMode(true), zap.WriteTo(os.Stderr), zap.Level(zapLevel())))
+
+	testEnv = &envtest.Environment{
+		CRDDirectoryPaths:     []string{filepath.Join("..", "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+	}
+	var err error
+	if cfg, err = testEnv.Start(); err != nil {
+		fmt.Fprintf(os.Stderr, "failed to start envtest: %v\n", err)
+		return 1
+	}
+	defer func() { _ = testEnv.Stop() }()
+
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(cachev1alpha1.AddToScheme(scheme))
+	if k8sClient, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
+		fmt.Fprintf(os.Stderr, "failed to create client: %v\n", err)
+		return 1
+	}
+
+	namespaces, err := watchnamespace.Parse(watchedNamespaces)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bad watchedNamespaces: %v\n", err)
+		return 1
+	}
+	for _, ns := range append(namespaces, "t-unwatched") {
+		if err := k8sClient.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+			fmt.Fprintf(os.Stderr, "failed to create namespace %s: %v\n", ns, err)
+			return 1
+		}
+	}
+
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:  scheme,
+		Metrics: metricsserver.Options{BindAddress: "0"},
+		Cache:   CacheOptions(namespaces),
+	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "failed to create manager: %v\n", err)
+		return 1
+	}
+	if err := (&MemcachedReconciler{
+		Client:    mgr.GetClient(),
+		APIReader: mgr.GetAPIReader(),
+		Scheme:    mgr.GetScheme(),
+		Recorder:  mgr.GetEventRecorder("memcached-operator"),
+		Options:   Options{DefaultImage: testImage},
+	}).SetupWithManager(mgr); err != nil {
+		fmt.Fprintf(os.Stderr, "failed to set up controller: %v\n", err)
+		return 1
+	}
+
+	ctx, cancel := context.WithCancel(ctrl.SetupSignalHandler())
+	testCtx = ctx
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	if !mgr.GetCache().WaitForCacheSync(ctx) {
+		fmt.Fprintln(os.Stderr, "cache did not sync")
+		cancel()
+		return 1
+	}
+
+	code := m.Run()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "manager stopped with error: %v\n", err)
+		}
+	case <-time.After(30 * time.Second):
+		fmt.Fprintln(os.Stderr, "manager did not stop within 30s")
+	}
+	return code
+}
+
+// zapLevel returns the suite's log level: quiet unless TEST_VERBOSE is set.
+func zapLevel() zapcore.Level {
+	if os.Getenv("TEST_VERBOSE") != "" {
+		return zapcore.DebugLevel
+	}
+	return zapcore.ErrorLevel
+}

@@ -1,0 +1,181 @@
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command manager runs the memcached-operator: a controller-runtime Manager with the Memcached
+// controller, scoped to the namespaces in WATCH_NAMESPACE.
+package main
+
+import (
+	"crypto/tls"
+	"flag"
+	"fmt"
+	"os"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	operatorsv2 "github.com/operator-framework/api/pkg/operators/v2"
+	"github.com/operator-framework/operator-lib/conditions"
+	"github.com/operator-framework/operator-lib/proxy"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/controllers"
+	"github.com/example/memcached-operator/internal/watchnamespace"
+)
+
+const (
+	// relatedImageEnv holds the default memcached image; OLM lists RELATED_IMAGE_* values of the
+	// CSV's Deployment in spec.relatedImages, so disconnected mirrors know about it.
+	relatedImageEnv = "RELATED_IMAGE_MEMCACHED"
+	// operatorConditionEnv is set by OLM to the name of the operator's OperatorCondition.
+	operatorConditionEnv = "OPERATOR_CONDITION_NAME"
+)
+
+var (
+	scheme   = runtime.NewScheme()
+	setupLog = ctrl.Log.WithName("setup")
+)
+
+func init() {
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(cachev1alpha1.AddToScheme(scheme))
+}
+
+func main() {
+	var (
+		metricsAddr, probeAddr, leaderElectionNamespace  string
+		secureMetrics, enableLeaderElection, enableHTTP2 bool
+	)
+	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8443",
+		"Address the metrics endpoint binds to: :8443 serves HTTPS, e.g. 127.0.0.1:8080 with --metrics-secure=false for a local run; 0 disables it.")
+	flag.BoolVar(&secureMetrics, "metrics-secure", true,
+		"Serve metrics over HTTPS, allowing only callers whose token may 'get' the /metrics non-resource URL (TokenReview + SubjectAccessReview). Set false only for plain HTTP on loopback.")
+	flag.BoolVar(&enableHTTP2, "enable-http2", false, "Allow HTTP/2 on the metrics server (off: CVE-2023-44487, CVE-2023-39325).")
+	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "Address of the /healthz and /readyz endpoints.")
+	flag.BoolVar(&enableLeaderElection, "leader-elect", false, "Elect a leader with a Lease so only one replica reconciles.")
+	flag.StringVar(&leaderElectionNamespace, "leader-election-namespace", "",
+		"Namespace of the leader election Lease; defaults to the pod's namespace (required when running outside a cluster with --leader-elect).")
+	opts := zap.Options{Development: false}
+	opts.BindFlags(flag.CommandLine)
+	flag.Parse()
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
+
+	if err := run(metricsAddr, probeAddr, leaderElectionNamespace, secureMetrics, enableLeaderElection, enableHTTP2); err != nil {
+		setupLog.Error(err, "Operator stopped")
+		os.Exit(1)
+	}
+}
+
+// run starts the manager and blocks until it stops. It returns an error for bad configuration
+// (invalid WATCH_NAMESPACE, missing RELATED_IMAGE_MEMCACHED) before anything starts.
+func run(metricsAddr, probeAddr, leaderElectionNamespace string, secureMetrics, leaderElect, enableHTTP2 bool) error {
+	namespaces, err := watchnamespace.Parse(os.Getenv(watchnamespace.EnvVar))
+	if err != nil {
+		return err
+	}
+	defaultImage := os.Getenv(relatedImageEnv)
+	if defaultImage == "" {
+		return fmt.Errorf("environment variable %s must be set to the default memcached image", relatedImageEnv)
+	}
+	if len(namespaces) == 0 {
+		setupLog.Info("Watching all namespaces")
+	} else {
+		setupLog.Info("Watching namespaces", "namespaces", namespaces)
+	}
+
+	var tlsOpts []func(*tls.Config)
+	if !enableHTTP2 {
+		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
+	}
+	metricsOpts := metricsserver.Options{BindAddress: metricsAddr, SecureServing: secureMetrics, TLSOpts: tlsOpts}
+	if secureMetrics {
+		metricsOpts.FilterProvider = filters.WithAuthenticationAndAuthorization
+	}
+
+	cfg := ctrl.GetConfigOrDie()
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                  scheme,
+		Metrics:                 metricsOpts,
+		HealthProbeBindAddress:  probeAddr,
+		LeaderElection:          leaderElect,
+		LeaderElectionID:        "memcached-operator.cache.example.com",
+		LeaderElectionNamespace: leaderElectionNamespace,
+		Cache:                   controllers.CacheOptions(namespaces),
+	})
+	if err != nil {
+		return fmt.Errorf("failed to create manager: %w", err)
+	}
+
+	upgradeable, err := upgradeableReporter(cfg)
+	if err != nil {
+		return err
+	}
+	if upgradeable != nil {
+		if err := mgr.Add(upgradeable); err != nil {
+			return fmt.Errorf("failed to add Upgradeable reporter: %w", err)
+		}
+	}
+
+	if err := (&controllers.MemcachedReconciler{
+		Client:      mgr.GetClient(),
+		APIReader:   mgr.GetAPIReader(),
+		Scheme:      mgr.GetScheme(),
+		Recorder:    mgr.GetEventRecorder("memcached-operator"),
+		Options:     controllers.Options{DefaultImage: defaultImage, ProxyEnv: proxy.ReadProxyVarsFromEnv()},
+		Upgradeable: upgradeable,
+	}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("failed to set up Memcached controller: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return fmt.Errorf("failed to add health check: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return fmt.Errorf("failed to add ready check: %w", err)
+	}
+
+	setupLog.Info("Starting manager", "defaultImage", defaultImage)
+	return mgr.Start(ctrl.SetupSignalHandler())
+}
+
+// upgradeableReporter returns the OperatorCondition reporter when OLM gave the operator an
+// OperatorCondition (OPERATOR_CONDITION_NAME set), and nil otherwise (local runs, OLM v1).
+func upgradeableReporter(cfg *rest.Config) (*controllers.UpgradeableReporter, error) {
+	if os.Getenv(operatorConditionEnv) == "" {
+		setupLog.Info("OPERATOR_CONDITION_NAME is not set: not reporting the Upgradeable OperatorCondition")
+		return nil, nil
+	}
+	s := runtime.NewScheme()
+	utilruntime.Must(operatorsv2.AddToScheme(s))
+	// An uncached client: the OperatorCondition lives in the operator's namespace, which the
+	// manager's cache may not watch.
+	c, err := client.New(cfg, client.Options{Scheme: s})
+	if err != nil {
+		return nil, fmt.Errorf("failed to create OperatorCondition client: %w", err)
+	}
+	cond, err := conditions.InClusterFactory{Client: c}.NewCondition(operatorsv2.ConditionType(operatorsv2.Upgradeable))
+	if err != nil {
+		return nil, fmt.Errorf("failed to find the OperatorCondition named by %s: %w", operatorConditionEnv, err)
+	}
+	return controllers.NewUpgradeableReporter(cond), nil
+}
