@@ -140,6 +140,14 @@ func (r *MemcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 // even when another fails, so one conflict does not hide the rest.
 func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1alpha1.Memcached) observed {
 	var obs observed
+	if obs.invalid = validateSpec(mc); obs.invalid != nil {
+		// Leave everything as it is; report the current Deployment (if ours) in the status.
+		dep := &appsv1.Deployment{}
+		if err := r.Get(ctx, client.ObjectKey{Namespace: mc.Namespace, Name: deploymentName(mc)}, dep); err == nil && metav1.IsControlledBy(dep, mc) {
+			obs.deployment = dep
+		}
+		return obs
+	}
 	record := func(kind string, obj client.Object, res applyResult, err error) {
 		var ce *ConflictError
 		switch {

@@ -38,6 +38,7 @@ const (
 	ReasonRolloutComplete        = "RolloutComplete"
 	ReasonResourceConflict       = "ResourceConflict"
 	ReasonReconcileError         = "ReconcileError"
+	ReasonInvalidSpec            = "InvalidSpec"
 	ReasonProgressDeadline       = "ProgressDeadlineExceeded"
 	ReasonReplicaFailure         = "ReplicaFailure"
 	ReasonAsExpected             = "AsExpected"
@@ -54,6 +55,8 @@ type observed struct {
 	conflicts []string
 	// err is a failure to apply the desired state, other than a conflict.
 	err error
+	// invalid is why the spec cannot be applied (validateSpec); nothing was written.
+	invalid error
 }
 
 // computeStatus returns mc's status for what obs saw. It is pure: conditions keep their
@@ -61,7 +64,8 @@ type observed struct {
 //
 // Available is True only when spec.size pods of the current template are ready and no old pod is
 // left; Progressing is True while the Deployment has not reached that state; Degraded is True when
-// the operator cannot converge (conflict, apply error, rollout stuck or failing to create pods).
+// the operator cannot converge (conflict, invalid spec, apply error, rollout stuck or failing to
+// create pods).
 func computeStatus(mc *cachev1alpha1.Memcached, obs observed, now metav1.Time) cachev1alpha1.MemcachedStatus {
 	st := cachev1alpha1.MemcachedStatus{
 		Selector:           podSelector(mc).String(),
@@ -130,6 +134,8 @@ func computeStatus(mc *cachev1alpha1.Memcached, obs observed, now metav1.Time) c
 	switch {
 	case len(obs.conflicts) > 0:
 		// Degraded already set above.
+	case obs.invalid != nil:
+		set(cachev1alpha1.ConditionDegraded, metav1.ConditionTrue, ReasonInvalidSpec, obs.invalid.Error())
 	case obs.err != nil:
 		set(cachev1alpha1.ConditionDegraded, metav1.ConditionTrue, ReasonReconcileError, obs.err.Error())
 	case dep != nil && deploymentCondition(dep, appsv1.DeploymentReplicaFailure, corev1.ConditionTrue) != nil:
