@@ -25,7 +25,9 @@ import (
 	"time"
 
 	"go.uber.org/zap/zapcore"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -125,6 +127,15 @@ func runSuite(m *testing.M) int {
 
 	ctx, cancel := context.WithCancel(ctrl.SetupSignalHandler())
 	testCtx = ctx
+	// Register the controller's informers before the manager starts, so WaitForCacheSync covers
+	// them all and a short test run does not stop the manager while they are still syncing.
+	for _, obj := range []client.Object{&cachev1alpha1.Memcached{}, &appsv1.Deployment{}, &corev1.Service{}, &policyv1.PodDisruptionBudget{}, &corev1.Pod{}} {
+		if _, err := mgr.GetCache().GetInformer(ctx, obj); err != nil {
+			fmt.Fprintf(os.Stderr, "failed to get informer for %T: %v\n", obj, err)
+			cancel()
+			return 1
+		}
+	}
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
 	if !mgr.GetCache().WaitForCacheSync(ctx) {

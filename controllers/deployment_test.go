@@ -1,0 +1,344 @@
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+)
+
+// defaulted returns a Memcached with the CRD defaults applied, as the API server stores it.
+func defaulted(name string, mutate ...func(*cachev1alpha1.Memcached)) *cachev1alpha1.Memcached {
+	mc := &cachev1alpha1.Memcached{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", Generation: 1},
+		Spec: cachev1alpha1.MemcachedSpec{
+			Size:                1,
+			Memcached:           cachev1alpha1.MemcachedConfig{MaxMemoryMB: 64, MaxConnections: 1024, Threads: 4},
+			AntiAffinityPreset:  cachev1alpha1.AntiAffinitySoft,
+			PodDisruptionBudget: cachev1alpha1.PodDisruptionBudgetSpec{Enabled: ptr.To(true)},
+			Service:             cachev1alpha1.ServiceSpec{Enabled: ptr.To(true)},
+		},
+	}
+	for _, m := range mutate {
+		m(mc)
+	}
+	return mc
+}
+
+// tuned is a Memcached with every memcached setting changed from its default.
+func tuned(mc *cachev1alpha1.Memcached) {
+	mc.Spec.Memcached = cachev1alpha1.MemcachedConfig{
+		MaxMemoryMB: 512, MaxConnections: 4096, Threads: 8, MaxItemSize: ptr.To(resource.MustParse("4Mi")),
+		Verbosity: 2, ExtraArgs: []string{"-o", "modern", "-R", "40"},
+	}
+}
+
+func TestMemcachedArgs(t *testing.T) {
+	tests := map[string]struct {
+		mc   *cachev1alpha1.Memcached
+		want []string
+	}{
+		"defaults": {
+			mc:   defaulted("a"),
+			want: []string{"-p", "11211", "-U", "0", "-m", "64", "-c", "1024", "-t", "4"},
+		},
+		"fully tuned": {
+			mc:   defaulted("a", tuned),
+			want: []string{"-p", "11211", "-U", "0", "-m", "512", "-c", "4096", "-t", "8", "-I", "4194304", "-vv", "-o", "modern", "-R", "40"},
+		},
+		"verbosity 1": {
+			mc:   defaulted("a", func(mc *cachev1alpha1.Memcached) { mc.Spec.Memcached.Verbosity = 1 }),
+			want: []string{"-p", "11211", "-U", "0", "-m", "64", "-c", "1024", "-t", "4", "-v"},
+		},
+		"item size in KiB": {
+			mc:   defaulted("a", func(mc *cachev1alpha1.Memcached) { mc.Spec.Memcached.MaxItemSize = ptr.To(resource.MustParse("512Ki")) }),
+			want: []string{"-p", "11211", "-U", "0", "-m", "64", "-c", "1024", "-t", "4", "-I", "524288"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if got := memcachedArgs(tc.mc); !equality.Semantic.DeepEqual(got, tc.want) {
+				t.Errorf("memcachedArgs() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestDesiredDeployment(t *testing.T) {
+	opts := Options{DefaultImage: "registry.example.com/memcached:1.6", ProxyEnv: []corev1.EnvVar{{Name: "HTTPS_PROXY", Value: "http://proxy.example.com:3128"}}}
+	digest := "registry.example.com/memcached@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	tests := map[string]struct {
+		mc    *cachev1alpha1.Memcached
+		check func(t *testing.T, d *appsv1.Deployment)
+	}{
+		"defaults": {
+			mc: defaulted("cache"),
+			check: func(t *testing.T, d *appsv1.Deployment) {
+				c := d.Spec.Template.Spec.Containers[0]
+				expect(t, "name", d.Name, "cache")
+				expect(t, "replicas", *d.Spec.Replicas, int32(1))
+				expect(t, "image", c.Image, opts.DefaultImage)
+				expect(t, "command", c.Command, []string{"memcached"})
+				expect(t, "selector", d.Spec.Selector.MatchLabels, map[string]string{LabelName: "memcached", LabelInstance: "cache"})
+				expect(t, "pod labels", d.Spec.Template.Labels, map[string]string{
+					LabelName: "memcached", LabelInstance: "cache", LabelManagedBy: "memcached-operator", LabelComponent: "cache", LabelPartOf: "memcached",
+				})
+				expect(t, "env", c.Env, opts.ProxyEnv)
+				expect(t, "memory request", c.Resources.Requests.Memory().Value(), int64(112*1024*1024)) // 64 + 16 + 32 MiB
+				expect(t, "memory limit", c.Resources.Limits.Memory().Value(), int64(112*1024*1024))
+				expect(t, "cpu request", c.Resources.Requests.Cpu().MilliValue(), int64(50))
+				expect(t, "readiness port", c.ReadinessProbe.TCPSocket.Port, intstr.FromString("memcached"))
+				expect(t, "liveness port", c.LivenessProbe.TCPSocket.Port, intstr.FromString("memcached"))
+				expect(t, "soft anti-affinity", len(d.Spec.Template.Spec.Affinity.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution), 1)
+				expect(t, "max surge", d.Spec.Strategy.RollingUpdate.MaxSurge.IntValue(), 1)
+			},
+		},
+		"restricted pod security": {
+			mc: defaulted("cache"),
+			check: func(t *testing.T, d *appsv1.Deployment) {
+				p := d.Spec.Template.Spec
+				sc := p.Containers[0].SecurityContext
+				expect(t, "runAsNonRoot", *p.SecurityContext.RunAsNonRoot, true)
+				expect(t, "runAsUser", *p.SecurityContext.RunAsUser, int64(11211))
+				expect(t, "seccomp", p.SecurityContext.SeccompProfile.Type, corev1.SeccompProfileTypeRuntimeDefault)
+				expect(t, "allowPrivilegeEscalation", *sc.AllowPrivilegeEscalation, false)
+				expect(t, "readOnlyRootFilesystem", *sc.ReadOnlyRootFilesystem, true)
+				expect(t, "drop", sc.Capabilities.Drop, []corev1.Capability{"ALL"})
+				expect(t, "automount token", *p.AutomountServiceAccountToken, false)
+			},
+		},
+		"digest-pinned image override": {
+			mc: defaulted("cache", func(mc *cachev1alpha1.Memcached) { mc.Spec.Image = digest }),
+			check: func(t *testing.T, d *appsv1.Deployment) {
+				expect(t, "image", d.Spec.Template.Spec.Containers[0].Image, digest)
+				for k, v := range d.Spec.Template.Labels {
+					if v == digest || k == "version" {
+						t.Errorf("pod label %s=%s derived from the image", k, v)
+					}
+				}
+			},
+		},
+		"hard anti-affinity replaces pods one at a time": {
+			mc: defaulted("cache", func(mc *cachev1alpha1.Memcached) { mc.Spec.AntiAffinityPreset = cachev1alpha1.AntiAffinityHard }),
+			check: func(t *testing.T, d *appsv1.Deployment) {
+				aa := d.Spec.Template.Spec.Affinity.PodAntiAffinity
+				expect(t, "required terms", len(aa.RequiredDuringSchedulingIgnoredDuringExecution), 1)
+				expect(t, "topology key", aa.RequiredDuringSchedulingIgnoredDuringExecution[0].TopologyKey, corev1.LabelHostname)
+				expect(t, "max surge", d.Spec.Strategy.RollingUpdate.MaxSurge.IntValue(), 0)
+				expect(t, "max unavailable", d.Spec.Strategy.RollingUpdate.MaxUnavailable.IntValue(), 1)
+			},
+		},
+		"no anti-affinity": {
+			mc: defaulted("cache", func(mc *cachev1alpha1.Memcached) { mc.Spec.AntiAffinityPreset = cachev1alpha1.AntiAffinityNone }),
+			check: func(t *testing.T, d *appsv1.Deployment) {
+				if d.Spec.Template.Spec.Affinity != nil {
+					t.Errorf("affinity = %v, want nil", d.Spec.Template.Spec.Affinity)
+				}
+			},
+		},
+		"explicit affinity wins over the preset": {
+			mc: defaulted("cache", func(mc *cachev1alpha1.Memcached) {
+				mc.Spec.AntiAffinityPreset = cachev1alpha1.AntiAffinityHard
+				mc.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{}}
+			}),
+			check: func(t *testing.T, d *appsv1.Deployment) {
+				expect(t, "affinity", d.Spec.Template.Spec.Affinity, &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{}})
+				expect(t, "max surge", d.Spec.Strategy.RollingUpdate.MaxSurge.IntValue(), 1)
+			},
+		},
+		"topology spread gets the pod selector": {
+			mc: defaulted("cache", func(mc *cachev1alpha1.Memcached) {
+				mc.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: corev1.LabelTopologyZone, WhenUnsatisfiable: corev1.DoNotSchedule}}
+			}),
+			check: func(t *testing.T, d *appsv1.Deployment) {
+				expect(t, "selector", d.Spec.Template.Spec.TopologySpreadConstraints[0].LabelSelector.MatchLabels, selectorLabels(defaulted("cache")))
+			},
+		},
+		"user resources are used as given": {
+			mc: defaulted("cache", func(mc *cachev1alpha1.Memcached) {
+				mc.Spec.Resources = &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")}}
+			}),
+			check: func(t *testing.T, d *appsv1.Deployment) {
+				r := d.Spec.Template.Spec.Containers[0].Resources
+				expect(t, "limits", r.Limits.Memory().String(), "1Gi")
+				expect(t, "requests", len(r.Requests), 0)
+			},
+		},
+		"scheduling fields": {
+			mc: defaulted("cache", func(mc *cachev1alpha1.Memcached) {
+				mc.Spec.NodeSelector = map[string]string{"pool": "cache"}
+				mc.Spec.Tolerations = []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpExists}}
+				mc.Spec.PriorityClassName = "high"
+			}),
+			check: func(t *testing.T, d *appsv1.Deployment) {
+				p := d.Spec.Template.Spec
+				expect(t, "nodeSelector", p.NodeSelector, map[string]string{"pool": "cache"})
+				expect(t, "tolerations", len(p.Tolerations), 1)
+				expect(t, "priorityClassName", p.PriorityClassName, "high")
+			},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) { tc.check(t, desiredDeployment(tc.mc, opts)) })
+	}
+}
+
+func TestTwoInstancesHaveDisjointSelectors(t *testing.T) {
+	a, b := desiredDeployment(defaulted("a"), Options{}), desiredDeployment(defaulted("ab"), Options{})
+	if podSelectorMatches(a, b) || podSelectorMatches(b, a) {
+		t.Fatalf("selectors overlap: %v / %v", a.Spec.Selector, b.Spec.Selector)
+	}
+}
+
+func podSelectorMatches(sel, pods *appsv1.Deployment) bool {
+	s, _ := metav1.LabelSelectorAsSelector(sel.Spec.Selector)
+	return s.Matches(labels.Set(pods.Spec.Template.Labels))
+}
+
+// serverDefaulted returns d as the API server stores it: defaults filled into fields we leave unset.
+func serverDefaulted(d *appsv1.Deployment) *appsv1.Deployment {
+	d = d.DeepCopy()
+	d.Spec.RevisionHistoryLimit = ptr.To[int32](10)
+	d.Spec.ProgressDeadlineSeconds = ptr.To[int32](600)
+	p := &d.Spec.Template.Spec
+	p.RestartPolicy = corev1.RestartPolicyAlways
+	p.DNSPolicy = corev1.DNSClusterFirst
+	p.SchedulerName = corev1.DefaultSchedulerName
+	p.TerminationGracePeriodSeconds = ptr.To[int64](30)
+	c := &p.Containers[0]
+	c.TerminationMessagePath = corev1.TerminationMessagePathDefault
+	c.TerminationMessagePolicy = corev1.TerminationMessageReadFile
+	c.ImagePullPolicy = corev1.PullIfNotPresent
+	d.Labels["extra"] = "kept"
+	d.Spec.Template.Annotations = map[string]string{"kubectl.kubernetes.io/restartedAt": "2026-01-01T00:00:00Z"}
+	return d
+}
+
+func TestDeploymentNeedsUpdate(t *testing.T) {
+	desired := desiredDeployment(defaulted("cache", tuned), Options{DefaultImage: "img:1"})
+	tests := map[string]struct {
+		mutate func(d *appsv1.Deployment)
+		want   bool
+	}{
+		"server defaults and foreign labels are not drift": {mutate: func(*appsv1.Deployment) {}, want: false},
+		"replicas":          {mutate: func(d *appsv1.Deployment) { d.Spec.Replicas = ptr.To[int32](5) }, want: true},
+		"image":             {mutate: func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "img:2" }, want: true},
+		"arg added":         {mutate: func(d *appsv1.Deployment) { c := &d.Spec.Template.Spec.Containers[0]; c.Args = append(c.Args, "-M") }, want: true},
+		"our label removed": {mutate: func(d *appsv1.Deployment) { delete(d.Labels, LabelManagedBy) }, want: true},
+		"sidecar added": {mutate: func(d *appsv1.Deployment) {
+			d.Spec.Template.Spec.Containers = append(d.Spec.Template.Spec.Containers, corev1.Container{Name: "x"})
+		}, want: true},
+		"node selector added by hand": {mutate: func(d *appsv1.Deployment) { d.Spec.Template.Spec.NodeSelector = map[string]string{"a": "b"} }, want: true},
+		"probe changed":               {mutate: func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].LivenessProbe.PeriodSeconds = 1 }, want: true},
+		"resources changed": {mutate: func(d *appsv1.Deployment) {
+			d.Spec.Template.Spec.Containers[0].Resources.Limits = nil
+		}, want: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			live := serverDefaulted(desired)
+			tc.mutate(live)
+			if got := deploymentNeedsUpdate(live, desired); got != tc.want {
+				t.Errorf("deploymentNeedsUpdate() = %v, want %v", got, tc.want)
+			}
+			if tc.want {
+				updateDeployment(live, desired)
+				if deploymentNeedsUpdate(live, desired) {
+					t.Errorf("still needs an update after updateDeployment")
+				}
+				expect(t, "restartedAt annotation kept", live.Spec.Template.Annotations["kubectl.kubernetes.io/restartedAt"], "2026-01-01T00:00:00Z")
+			}
+		})
+	}
+}
+
+func TestClearedSpecFieldIsDrift(t *testing.T) {
+	withSelector := desiredDeployment(defaulted("cache", func(mc *cachev1alpha1.Memcached) {
+		mc.Spec.NodeSelector = map[string]string{"pool": "cache"}
+		mc.Spec.PriorityClassName = "high"
+	}), Options{})
+	without := desiredDeployment(defaulted("cache"), Options{})
+	if !deploymentNeedsUpdate(serverDefaulted(withSelector), without) {
+		t.Fatal("removing nodeSelector and priorityClassName from the spec must update the Deployment")
+	}
+}
+
+func TestValidateSpec(t *testing.T) {
+	tests := map[string]struct {
+		limit   string
+		wantErr bool
+	}{
+		"no limit":           {limit: "", wantErr: false},
+		"limit above memory": {limit: "100Mi", wantErr: false},
+		"limit equal":        {limit: "64Mi", wantErr: true},
+		"limit below":        {limit: "32Mi", wantErr: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			mc := defaulted("a")
+			if tc.limit != "" {
+				mc.Spec.Resources = &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse(tc.limit)}}
+			}
+			if err := validateSpec(mc); (err != nil) != tc.wantErr {
+				t.Errorf("validateSpec() = %v, wantErr %v", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestDesiredServiceAndPodDisruptionBudget(t *testing.T) {
+	mc := defaulted("cache")
+	svc := desiredService(mc)
+	expect(t, "clusterIP", svc.Spec.ClusterIP, corev1.ClusterIPNone)
+	expect(t, "port", svc.Spec.Ports[0].Port, int32(11211))
+	expect(t, "selector", svc.Spec.Selector, selectorLabels(mc))
+
+	tests := map[string]struct {
+		spec               cachev1alpha1.PodDisruptionBudgetSpec
+		wantMin, wantMaxUn *intstr.IntOrString
+	}{
+		"default maxUnavailable 1": {wantMaxUn: ptr.To(intstr.FromInt32(1))},
+		"minAvailable":             {spec: cachev1alpha1.PodDisruptionBudgetSpec{MinAvailable: ptr.To(intstr.FromString("50%"))}, wantMin: ptr.To(intstr.FromString("50%"))},
+		"maxUnavailable":           {spec: cachev1alpha1.PodDisruptionBudgetSpec{MaxUnavailable: ptr.To(intstr.FromInt32(2))}, wantMaxUn: ptr.To(intstr.FromInt32(2))},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			mc := defaulted("cache", func(mc *cachev1alpha1.Memcached) { mc.Spec.PodDisruptionBudget = tc.spec })
+			pdb := desiredPodDisruptionBudget(mc)
+			expect(t, "minAvailable", pdb.Spec.MinAvailable, tc.wantMin)
+			expect(t, "maxUnavailable", pdb.Spec.MaxUnavailable, tc.wantMaxUn)
+		})
+	}
+}
+
+// expect reports a test error when got is not semantically equal to want.
+func expect(t *testing.T, what string, got, want any) {
+	t.Helper()
+	if !equality.Semantic.DeepEqual(got, want) {
+		t.Errorf("%s = %#v, want %#v", what, got, want)
+	}
+}

@@ -1,0 +1,196 @@
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+)
+
+func pod(name, ip string, ready bool, mutate ...func(*corev1.Pod)) corev1.Pod {
+	status := corev1.ConditionFalse
+	if ready {
+		status = corev1.ConditionTrue
+	}
+	p := corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: ip,
+			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: status}}},
+	}
+	for _, m := range mutate {
+		m(&p)
+	}
+	return p
+}
+
+// deployment returns a Deployment of replicas whose status says updated/available pods exist.
+func deployment(replicas, statusReplicas, updated, available int32, observedCurrent bool) *appsv1.Deployment {
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Generation: 2},
+		Spec:       appsv1.DeploymentSpec{Replicas: ptr.To(replicas)},
+		Status: appsv1.DeploymentStatus{Replicas: statusReplicas, UpdatedReplicas: updated,
+			AvailableReplicas: available, ReadyReplicas: available, ObservedGeneration: 1},
+	}
+	if observedCurrent {
+		d.Status.ObservedGeneration = 2
+	}
+	return d
+}
+
+func TestComputeStatus(t *testing.T) {
+	now := metav1.NewTime(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
+	terminating := func(p *corev1.Pod) { p.DeletionTimestamp = &now }
+	three := []corev1.Pod{pod("c-2", "10.244.0.2", true), pod("c-1", "10.244.0.1", true), pod("c-3", "10.244.0.3", true)}
+	type want struct {
+		nodes                            []string
+		ready                            int32
+		available, progressing, degraded metav1.ConditionStatus
+		degradedReason                   string
+		serverList                       []string
+	}
+	tests := map[string]struct {
+		size int32
+		obs  observed
+		want want
+	}{
+		"rolled out and ready": {
+			size: 3, obs: observed{deployment: deployment(3, 3, 3, 3, true), pods: three},
+			want: want{nodes: []string{"c-1", "c-2", "c-3"}, ready: 3, available: "True", progressing: "False", degraded: "False",
+				serverList: []string{"10-244-0-1.c.ns.svc:11211", "10-244-0-2.c.ns.svc:11211", "10-244-0-3.c.ns.svc:11211"}},
+		},
+		"just created: no pods, deployment not observed": {
+			size: 3, obs: observed{deployment: deployment(3, 0, 0, 0, false)},
+			want: want{ready: 0, available: "False", progressing: "True", degraded: "False"},
+		},
+		"deployment reports ready but pods are not yet (never Available early)": {
+			size: 3, obs: observed{deployment: deployment(3, 3, 3, 3, true), pods: []corev1.Pod{pod("c-1", "10.244.0.1", true), pod("c-2", "", false), pod("c-3", "", false)}},
+			want: want{nodes: []string{"c-1", "c-2", "c-3"}, ready: 1, available: "False", progressing: "True", degraded: "False",
+				serverList: []string{"10-244-0-1.c.ns.svc:11211"}},
+		},
+		"spec changed, deployment status from the old generation": {
+			size: 3, obs: observed{deployment: deployment(3, 3, 3, 3, false), pods: three},
+			want: want{nodes: []string{"c-1", "c-2", "c-3"}, ready: 3, available: "False", progressing: "True", degraded: "False",
+				serverList: []string{"10-244-0-1.c.ns.svc:11211", "10-244-0-2.c.ns.svc:11211", "10-244-0-3.c.ns.svc:11211"}},
+		},
+		"rolling update with an old pod left": {
+			size: 3, obs: observed{deployment: deployment(3, 4, 3, 3, true), pods: append(three, pod("old-1", "10.244.0.9", true))},
+			want: want{nodes: []string{"c-1", "c-2", "c-3", "old-1"}, ready: 4, available: "False", progressing: "True", degraded: "False",
+				serverList: []string{"10-244-0-1.c.ns.svc:11211", "10-244-0-2.c.ns.svc:11211", "10-244-0-3.c.ns.svc:11211", "10-244-0-9.c.ns.svc:11211"}},
+		},
+		"terminating and finished pods are not nodes": {
+			size: 2, obs: observed{deployment: deployment(2, 2, 2, 2, true), pods: []corev1.Pod{
+				pod("c-1", "10.244.0.1", true), pod("c-2", "10.244.0.2", true),
+				pod("c-0", "10.244.0.5", true, terminating), pod("c-9", "", false, func(p *corev1.Pod) { p.Status.Phase = corev1.PodFailed }),
+			}},
+			want: want{nodes: []string{"c-1", "c-2"}, ready: 2, available: "True", progressing: "False", degraded: "False",
+				serverList: []string{"10-244-0-1.c.ns.svc:11211", "10-244-0-2.c.ns.svc:11211"}},
+		},
+		"conflict on the Deployment": {
+			size: 3, obs: observed{conflicts: []string{"Deployment c"}},
+			want: want{available: "False", progressing: "False", degraded: "True", degradedReason: ReasonResourceConflict},
+		},
+		"apply error": {
+			size: 1, obs: observed{deployment: deployment(1, 1, 1, 1, true), pods: three[:1], err: errors.New("failed to patch Service ns/c: forbidden")},
+			want: want{nodes: []string{"c-2"}, ready: 1, available: "True", progressing: "False", degraded: "True", degradedReason: ReasonReconcileError,
+				serverList: []string{"10-244-0-2.c.ns.svc:11211"}},
+		},
+		"invalid spec": {
+			size: 1, obs: observed{invalid: errors.New("spec.memcached.maxMemoryMB ...")},
+			want: want{available: "False", progressing: "True", degraded: "True", degradedReason: ReasonInvalidSpec},
+		},
+		"rollout stuck": {
+			size: 1, obs: observed{deployment: func() *appsv1.Deployment {
+				d := deployment(1, 1, 0, 0, true)
+				d.Status.Conditions = []appsv1.DeploymentCondition{{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded", Message: "timed out"}}
+				return d
+			}()},
+			want: want{available: "False", progressing: "True", degraded: "True", degradedReason: ReasonProgressDeadline},
+		},
+		"pods cannot be created": {
+			size: 1, obs: observed{deployment: func() *appsv1.Deployment {
+				d := deployment(1, 0, 0, 0, true)
+				d.Status.Conditions = []appsv1.DeploymentCondition{{Type: appsv1.DeploymentReplicaFailure, Status: corev1.ConditionTrue, Message: "exceeded quota"}}
+				return d
+			}()},
+			want: want{available: "False", progressing: "True", degraded: "True", degradedReason: ReasonReplicaFailure},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			mc := defaulted("c", func(mc *cachev1alpha1.Memcached) { mc.Spec.Size = tc.size; mc.Generation = 4 })
+			st := computeStatus(mc, tc.obs, now)
+			expect(t, "nodes", st.Nodes, tc.want.nodes)
+			expect(t, "replicas", st.Replicas, int32(len(tc.want.nodes)))
+			expect(t, "readyReplicas", st.ReadyReplicas, tc.want.ready)
+			expect(t, "serverList", st.ServerList, tc.want.serverList)
+			expect(t, "observedGeneration", st.ObservedGeneration, int64(4))
+			expect(t, "selector", st.Selector, "app.kubernetes.io/instance=c,app.kubernetes.io/name=memcached")
+			for typ, s := range map[string]metav1.ConditionStatus{
+				cachev1alpha1.ConditionAvailable: tc.want.available, cachev1alpha1.ConditionProgressing: tc.want.progressing,
+				cachev1alpha1.ConditionDegraded: tc.want.degraded,
+			} {
+				c := meta.FindStatusCondition(st.Conditions, typ)
+				if c == nil {
+					t.Fatalf("condition %s missing", typ)
+				}
+				expect(t, typ, c.Status, s)
+				expect(t, typ+" observedGeneration", c.ObservedGeneration, int64(4))
+				if c.Reason == "" || c.Message == "" {
+					t.Errorf("condition %s has no reason or message: %+v", typ, c)
+				}
+			}
+			if tc.want.degradedReason != "" {
+				expect(t, "Degraded reason", meta.FindStatusCondition(st.Conditions, cachev1alpha1.ConditionDegraded).Reason, tc.want.degradedReason)
+			}
+		})
+	}
+}
+
+// lastTransitionTime moves only when a condition's status changes; a message change alone does not.
+func TestComputeStatusKeepsTransitionTimes(t *testing.T) {
+	t0 := metav1.NewTime(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
+	t1 := metav1.NewTime(t0.Add(time.Minute))
+	mc := defaulted("c", func(mc *cachev1alpha1.Memcached) { mc.Spec.Size = 2 })
+	pods := []corev1.Pod{pod("c-1", "10.244.0.1", true), pod("c-2", "10.244.0.2", false)}
+	mc.Status = computeStatus(mc, observed{deployment: deployment(2, 2, 2, 1, true), pods: pods}, t0)
+
+	// One more pod ready: Available flips, Degraded stays False.
+	pods[1] = pod("c-2", "10.244.0.2", true)
+	st := computeStatus(mc, observed{deployment: deployment(2, 2, 2, 2, true), pods: pods}, t1)
+	expect(t, "Available transition", meta.FindStatusCondition(st.Conditions, cachev1alpha1.ConditionAvailable).LastTransitionTime, t1)
+	expect(t, "Degraded unchanged", meta.FindStatusCondition(st.Conditions, cachev1alpha1.ConditionDegraded).LastTransitionTime, t0)
+
+	// Same observation again: the status is identical, so nothing is written.
+	mc.Status = st
+	again := computeStatus(mc, observed{deployment: deployment(2, 2, 2, 2, true), pods: pods}, metav1.NewTime(t1.Add(time.Hour)))
+	expect(t, "status on a repeated observation", again, st)
+}
+
+func TestServerListWithoutService(t *testing.T) {
+	mc := defaulted("c", func(mc *cachev1alpha1.Memcached) { mc.Spec.Service.Enabled = ptr.To(false) })
+	got := serverList(mc, []corev1.Pod{pod("b", "10.244.0.2", true), pod("a", "fd00::1", true)})
+	expect(t, "serverList", got, []string{"[fd00::1]:11211", "10.244.0.2:11211"})
+}
