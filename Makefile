@@ -1,0 +1,157 @@
+# memcached-operator Makefile (kubebuilder layout). `make help` lists the targets.
+# Every tool is pinned here and built from the Go module proxy into ./bin on first use; later runs
+# skip tools already built at the pinned version (hack/build-tool.sh).
+
+# VERSION is the operator version of the bundle and the image tags.
+VERSION ?= 0.1.0
+# IMAGE_TAG_BASE is the image repository of the operator and its bundle/catalog images.
+IMAGE_TAG_BASE ?= registry.example.com/memcached-operator
+IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
+# MEMCACHED_IMAGE is the default operand image (RELATED_IMAGE_MEMCACHED) for `make run` and `make demo`.
+MEMCACHED_IMAGE ?= docker.io/library/memcached:1.6.38-alpine
+
+# Tool versions (see ../shared/TOOLCHAIN.md for what is known to work here).
+CONTROLLER_TOOLS_VERSION ?= v0.23.0
+KUSTOMIZE_VERSION ?= v5.8.2
+KUBE_VERSION ?= v1.37.2
+ETCD_VERSION ?= v3.7.3
+KWOK_VERSION ?= v0.8.0
+
+SHELL = /usr/bin/env bash -o pipefail
+.SHELLFLAGS = -ec
+
+LOCALBIN ?= $(shell pwd)/bin
+export LOCALBIN
+CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen
+KUSTOMIZE ?= $(LOCALBIN)/kustomize
+KUBECTL ?= $(LOCALBIN)/kubectl
+# The local cluster's state directory and kubeconfig (hack/cluster-up.sh).
+CLUSTER_DIR ?= $(shell pwd)/.cluster
+export CLUSTER_DIR
+LOCAL_KUBECONFIG ?= $(CLUSTER_DIR)/kubeconfig
+
+export KUBE_VERSION ETCD_VERSION KWOK_VERSION
+
+.PHONY: all
+all: build
+
+##@ General
+
+.PHONY: help
+help: ## Display this help.
+	@awk 'BEGIN {FS = ":.*##"; printf "\nUsage:\n  make \033[36m<target>\033[0m\n"} /^[a-zA-Z_0-9-]+:.*?##/ { printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2 } /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) } ' $(MAKEFILE_LIST)
+
+##@ Development
+
+.PHONY: manifests
+manifests: controller-gen ## Generate the CRD and the manager ClusterRole from the API markers.
+	$(CONTROLLER_GEN) rbac:roleName=manager-role crd paths="./..." output:crd:artifacts:config=config/crd/bases
+
+.PHONY: generate
+generate: controller-gen ## Generate DeepCopy methods (zz_generated.deepcopy.go).
+	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./..."
+
+.PHONY: fmt
+fmt: ## Run go fmt.
+	go fmt ./...
+
+.PHONY: vet
+vet: ## Run go vet.
+	go vet ./...
+
+.PHONY: test
+test: manifests generate fmt vet envtest-assets ## Run unit and envtest tests (real kube-apiserver + etcd from ./bin).
+	KUBEBUILDER_ASSETS="$(LOCALBIN)" go test ./... -coverprofile cover.out
+
+.PHONY: bench
+bench: envtest-assets ## Run the Go benchmarks of the builders and the status computation.
+	KUBEBUILDER_ASSETS="$(LOCALBIN)" go test ./controllers/ -run '^$$' -bench . -benchmem
+
+.PHONY: verify
+verify: manifests generate fmt ## Fail when generated files or formatting differ from what is committed.
+	@git diff --exit-code -- . ':(exclude)cover.out' || { echo "generated files are stale: run 'make generate manifests fmt' and commit"; exit 1; }
+
+.PHONY: test-e2e
+test-e2e: cluster-up build ## Run the end-to-end tests on the local kwok cluster (starts it if needed).
+	KUBECONFIG="$(LOCAL_KUBECONFIG)" KUBECTL="$(KUBECTL)" MANAGER_BIN="$(LOCALBIN)/manager" MEMCACHED_IMAGE="$(MEMCACHED_IMAGE)" \
+		go test -tags e2e ./test/e2e/ -v -count=1 -timeout 20m
+
+##@ Build
+
+.PHONY: build
+build: manifests generate fmt vet ## Build the manager binary into bin/manager.
+	go build -o $(LOCALBIN)/manager .
+
+.PHONY: run
+run: manifests generate fmt vet ## Run the operator from your host against the current KUBECONFIG (plain-HTTP metrics on loopback).
+	RELATED_IMAGE_MEMCACHED="$(MEMCACHED_IMAGE)" go run . --metrics-bind-address=127.0.0.1:8080 --metrics-secure=false --health-probe-bind-address=127.0.0.1:8081
+
+.PHONY: docker-build
+docker-build: ## Build the operator image (needs a Docker engine).
+	docker build -t $(IMG) .
+
+.PHONY: docker-push
+docker-push: ## Push the operator image.
+	docker push $(IMG)
+
+##@ Deployment
+
+.PHONY: install
+install: manifests kustomize kubectl ## Install the CRD into the cluster of KUBECONFIG.
+	$(KUSTOMIZE) build config/crd | $(KUBECTL) apply --server-side -f -
+
+.PHONY: uninstall
+uninstall: manifests kustomize kubectl ## Remove the CRD (and every Memcached) from the cluster of KUBECONFIG.
+	$(KUSTOMIZE) build config/crd | $(KUBECTL) delete --ignore-not-found -f -
+
+.PHONY: deploy
+deploy: manifests kustomize kubectl ## Deploy the operator (image IMG) to the cluster of KUBECONFIG.
+	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG)
+	$(KUSTOMIZE) build config/default | $(KUBECTL) apply --server-side -f -
+
+.PHONY: undeploy
+undeploy: kustomize kubectl ## Remove the operator deployed by `make deploy`.
+	$(KUSTOMIZE) build config/default | $(KUBECTL) delete --ignore-not-found -f -
+
+##@ Local cluster and demo
+
+.PHONY: cluster-up
+cluster-up: ## Build (first run) and start the loopback kwok cluster; kubeconfig in .cluster/kubeconfig.
+	hack/cluster-up.sh
+
+.PHONY: cluster-down
+cluster-down: ## Stop the local cluster (keeps its state; PURGE=1 deletes it).
+	hack/cluster-down.sh
+
+.PHONY: demo
+demo: build kubectl ## Start the local cluster and the operator, create the sample and scale it 3 -> 5.
+	MEMCACHED_IMAGE="$(MEMCACHED_IMAGE)" KUBECTL="$(KUBECTL)" hack/demo.sh up
+
+.PHONY: demo-down
+demo-down: ## Stop the demo operator and the local cluster.
+	KUBECTL="$(KUBECTL)" hack/demo.sh down
+
+##@ Tools
+
+.PHONY: controller-gen
+controller-gen: ## Build controller-gen into ./bin.
+	@hack/build-tool.sh controller-gen $(CONTROLLER_TOOLS_VERSION) -- \
+		bash -c 'GOBIN=$$(dirname "$$OUT") go install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_TOOLS_VERSION)'
+
+.PHONY: kustomize
+kustomize: ## Build kustomize into ./bin.
+	@hack/build-tool.sh kustomize $(KUSTOMIZE_VERSION) -- \
+		bash -c 'GOBIN=$$(dirname "$$OUT") go install sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION)'
+
+.PHONY: kubectl
+kubectl: ## Build kubectl into ./bin.
+	@hack/build-kube.sh kubectl
+
+.PHONY: envtest-assets
+envtest-assets: ## Build kube-apiserver, etcd and kubectl into ./bin for envtest (KUBEBUILDER_ASSETS).
+	@hack/build-kube.sh etcd kube-apiserver kubectl
+
+.PHONY: cluster-tools
+cluster-tools: ## Build every binary of the local cluster into ./bin.
+	@hack/build-kube.sh etcd kube-apiserver kubectl kube-controller-manager kube-scheduler
+	@hack/build-kwok.sh
