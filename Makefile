@@ -7,6 +7,14 @@ VERSION ?= 0.1.0
 # IMAGE_TAG_BASE is the image repository of the operator and its bundle/catalog images.
 IMAGE_TAG_BASE ?= registry.example.com/memcached-operator
 IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
+# CHANNELS are the OLM channels the bundle of VERSION is published in (comma-separated, from
+# candidate, fast, stable); DEFAULT_CHANNEL is the package's default channel and must be one of them.
+CHANNELS ?= candidate,fast,stable
+DEFAULT_CHANNEL ?= stable
+BUNDLE_METADATA_OPTS ?= --channels=$(CHANNELS) --default-channel=$(DEFAULT_CHANNEL)
+BUNDLE_GEN_FLAGS ?= -q --overwrite --version $(VERSION) $(BUNDLE_METADATA_OPTS)
+BUNDLE_IMG ?= $(IMAGE_TAG_BASE)-bundle:v$(VERSION)
+CATALOG_IMG ?= $(IMAGE_TAG_BASE)-catalog:latest
 # MEMCACHED_IMAGE is the default operand image (RELATED_IMAGE_MEMCACHED) for `make run` and `make demo`.
 MEMCACHED_IMAGE ?= docker.io/library/memcached:1.6.38-alpine
 
@@ -16,6 +24,9 @@ KUSTOMIZE_VERSION ?= v5.8.2
 KUBE_VERSION ?= v1.37.2
 ETCD_VERSION ?= v3.7.3
 KWOK_VERSION ?= v0.8.0
+OPERATOR_SDK_VERSION ?= v1.42.3
+OPM_VERSION ?= v1.74.0
+OLM_VERSION ?= v0.46.0
 
 SHELL = /usr/bin/env bash -o pipefail
 .SHELLFLAGS = -ec
@@ -30,7 +41,10 @@ CLUSTER_DIR ?= $(shell pwd)/.cluster
 export CLUSTER_DIR
 LOCAL_KUBECONFIG ?= $(CLUSTER_DIR)/kubeconfig
 
-export KUBE_VERSION ETCD_VERSION KWOK_VERSION
+OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk
+OPM ?= $(LOCALBIN)/opm
+
+export KUBE_VERSION ETCD_VERSION KWOK_VERSION OPERATOR_SDK_VERSION OPM_VERSION OLM_VERSION
 
 .PHONY: all
 all: build
@@ -113,6 +127,47 @@ deploy: manifests kustomize kubectl ## Deploy the operator (image IMG) to the cl
 undeploy: kustomize kubectl ## Remove the operator deployed by `make deploy`.
 	$(KUSTOMIZE) build config/default | $(KUBECTL) delete --ignore-not-found -f -
 
+##@ OLM packaging
+
+.PHONY: check-channels
+check-channels: ## Fail unless DEFAULT_CHANNEL is set and is one of CHANNELS, all from candidate/fast/stable.
+	@hack/check-channels.sh "$(CHANNELS)" "$(DEFAULT_CHANNEL)"
+
+.PHONY: bundle
+bundle: check-channels manifests kustomize operator-sdk ## Generate bundle/ for VERSION and CHANNELS, then validate it (operatorframework suite).
+	$(OPERATOR_SDK) generate kustomize manifests -q
+	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG)
+	$(KUSTOMIZE) build config/manifests | $(OPERATOR_SDK) generate bundle $(BUNDLE_GEN_FLAGS)
+	@# operator-sdk leaves the CSV's containerImage annotation as the base has it: stamp IMG.
+	sed -i 's|^    containerImage: .*|    containerImage: $(IMG)|' bundle/manifests/memcached-operator.clusterserviceversion.yaml
+	$(MAKE) bundle-validate
+
+.PHONY: bundle-validate
+bundle-validate: operator-sdk ## Validate bundle/ with operator-sdk (operatorframework suite): no errors, no warnings.
+	hack/bundle-validate.sh $(OPERATOR_SDK) bundle
+
+.PHONY: bundle-check
+bundle-check: kustomize operator-sdk controller-gen ## Fail when bundle/ is stale: regenerate it in a temporary copy and diff (createdAt ignored).
+	hack/bundle-check.sh
+
+.PHONY: scorecard
+scorecard: scorecard-tools ## Run the bundle's scorecard tests locally, without a cluster (needs root: private mount namespace).
+	go run ./test/scorecard/cmd/scorecard-local -bundle bundle -bin $(LOCALBIN) \
+		-scorecard-image quay.io/operator-framework/scorecard-test:$(OPERATOR_SDK_VERSION)
+
+.PHONY: scorecard-tools
+scorecard-tools: ## Build operator-sdk's scorecard-test and our memcached-scorecard-tests into ./bin.
+	@hack/build-olm-tools.sh scorecard-test
+	go build -o $(LOCALBIN)/memcached-scorecard-tests ./test/scorecard/cmd/memcached-scorecard-tests
+
+.PHONY: bundle-build
+bundle-build: ## Build the bundle image (needs a Docker engine).
+	docker build -f bundle.Dockerfile -t $(BUNDLE_IMG) .
+
+.PHONY: bundle-push
+bundle-push: ## Push the bundle image.
+	docker push $(BUNDLE_IMG)
+
 ##@ Local cluster and demo
 
 .PHONY: cluster-up
@@ -150,6 +205,14 @@ kubectl: ## Build kubectl into ./bin.
 .PHONY: envtest-assets
 envtest-assets: ## Build kube-apiserver, etcd and kubectl into ./bin for envtest (KUBEBUILDER_ASSETS).
 	@hack/build-kube.sh etcd kube-apiserver kubectl
+
+.PHONY: operator-sdk
+operator-sdk: ## Build operator-sdk into ./bin.
+	@hack/build-olm-tools.sh operator-sdk
+
+.PHONY: opm
+opm: ## Build opm into ./bin.
+	@hack/build-olm-tools.sh opm
 
 .PHONY: cluster-tools
 cluster-tools: ## Build every binary of the local cluster into ./bin.

@@ -273,6 +273,10 @@ type MemcachedStatus struct {
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
+// Note: the CSV "resources" list every kind the operator creates or reads for a Memcached, Events included
+// (listing Event also keeps operator-sdk v1.42's bundle validator from flagging the events.k8s.io
+// RBAC rule as a removed API, operator-framework/api#378).
+
 // Memcached is a memcached cache: a Deployment of memcached servers, a headless Service for client
 // discovery and a PodDisruptionBudget, kept in the state its spec describes.
 // +kubebuilder:object:root=true
@@ -283,7 +287,7 @@ type MemcachedStatus struct {
 // +kubebuilder:printcolumn:name="Ready",type=integer,JSONPath=`.status.readyReplicas`
 // +kubebuilder:printcolumn:name="Available",type=string,JSONPath=`.status.conditions[?(@.type=="Available")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
-// +operator-sdk:csv:customresourcedefinitions:displayName="Memcached",resources={{Deployment,v1,""},{Service,v1,""},{PodDisruptionBudget,v1,""},{Pod,v1,""}}
+// +operator-sdk:csv:customresourcedefinitions:displayName="Memcached",resources={{Deployment,v1,""},{Service,v1,""},{PodDisruptionBudget,v1,""},{Pod,v1,""},{Event,v1,""}}
 type Memcached struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
