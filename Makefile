@@ -59,11 +59,11 @@ help: ## Display this help.
 
 .PHONY: manifests
 manifests: controller-gen ## Generate the CRD and the manager ClusterRole from the API markers.
-	$(CONTROLLER_GEN) rbac:roleName=manager-role crd paths="./..." output:crd:artifacts:config=config/crd/bases
+	$(CONTROLLER_GEN) rbac:roleName=manager-role crd paths="./api/..." paths="./controllers/..." output:crd:artifacts:config=config/crd/bases
 
 .PHONY: generate
 generate: controller-gen ## Generate DeepCopy methods (zz_generated.deepcopy.go).
-	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./..."
+	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
 
 .PHONY: fmt
 fmt: ## Run go fmt.
@@ -74,8 +74,11 @@ vet: ## Run go vet.
 	go vet ./...
 
 .PHONY: test
-test: manifests generate fmt vet envtest-assets ## Run unit and envtest tests (real kube-apiserver + etcd from ./bin).
+test: manifests generate fmt vet envtest-assets scorecard-tools ## Run unit, envtest and bundle tests, then the bundle freshness check, scorecard and catalog validation.
 	KUBEBUILDER_ASSETS="$(LOCALBIN)" go test ./... -coverprofile cover.out
+	$(MAKE) --no-print-directory bundle-check
+	$(MAKE) --no-print-directory scorecard
+	$(MAKE) --no-print-directory catalog-validate
 
 .PHONY: bench
 bench: envtest-assets ## Run the Go benchmarks of the builders and the status computation.

@@ -28,7 +28,6 @@ import (
 
 	scapiv1alpha3 "github.com/operator-framework/api/pkg/apis/scorecard/v1alpha3"
 	"github.com/operator-framework/api/pkg/manifests"
-	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
@@ -39,13 +38,13 @@ import (
 
 // Test names: the entrypoint arguments of the scorecard test program.
 const (
-	SpecDescriptorsCoverCRD   = "spec-descriptors-cover-crd"
+	DescriptorsCoverCRD       = "descriptors-cover-crd"
 	ALMExamplesMatchCRDSchema = "alm-examples-match-crd-schema"
 )
 
 // Tests maps each test name to its implementation.
 var Tests = map[string]func(*manifests.Bundle) scapiv1alpha3.TestResult{
-	SpecDescriptorsCoverCRD:   SpecDescriptorsCoverCRDTest,
+	DescriptorsCoverCRD:       DescriptorsCoverCRDTest,
 	ALMExamplesMatchCRDSchema: ALMExamplesMatchCRDSchemaTest,
 }
 
@@ -59,12 +58,14 @@ func result(name string, errs []string, suggestion string) scapiv1alpha3.TestRes
 	return r
 }
 
-// SpecDescriptorsCoverCRDTest checks that every spec field of every owned CRD has a spec descriptor
-// in the CSV, so the OpenShift console form shows it. The built-in olm-spec-descriptors test only
-// checks the fields used in alm-examples. Fields are walked from spec down; the test descends
-// into an object field only when its descriptor has no x-descriptors (a pure grouping such as
-// spec.memcached): a field with x-descriptors (resources, affinity, ...) is edited as a whole.
-func SpecDescriptorsCoverCRDTest(b *manifests.Bundle) scapiv1alpha3.TestResult {
+// DescriptorsCoverCRDTest checks that every spec and status field of every owned CRD has a spec or
+// status descriptor in the CSV, so the OpenShift console shows it. The built-in olm-spec-descriptors
+// test only checks the spec fields used in alm-examples, and olm-status-descriptors checks nothing
+// when the examples carry no status (operator-sdk#3999). Fields are walked from spec and status
+// down; the test descends into an object field only when its descriptor has no x-descriptors (a
+// pure grouping such as spec.memcached): a field with x-descriptors (resources, affinity, ...) is
+// edited or shown as a whole.
+func DescriptorsCoverCRDTest(b *manifests.Bundle) scapiv1alpha3.TestResult {
 	var errs []string
 	for _, owned := range b.CSV.Spec.CustomResourceDefinitions.Owned {
 		schema := crdSchema(b, owned.Name, owned.Version)
@@ -72,35 +73,40 @@ func SpecDescriptorsCoverCRDTest(b *manifests.Bundle) scapiv1alpha3.TestResult {
 			errs = append(errs, fmt.Sprintf("owned CRD %s %s is not in the bundle", owned.Name, owned.Version))
 			continue
 		}
-		descs := map[string]operatorsv1alpha1.SpecDescriptor{}
+		specDescs := map[string][]string{}
 		for _, d := range owned.SpecDescriptors {
-			descs[d.Path] = d
+			specDescs[d.Path] = d.XDescriptors
 		}
-		spec, ok := schema.Properties["spec"]
-		if !ok {
-			continue
+		statusDescs := map[string][]string{}
+		for _, d := range owned.StatusDescriptors {
+			statusDescs[d.Path] = d.XDescriptors
 		}
-		errs = append(errs, missingDescriptors(owned.Kind, "", spec, descs)...)
+		if spec, ok := schema.Properties["spec"]; ok {
+			errs = append(errs, missingDescriptors(owned.Kind, "spec", "", spec, specDescs)...)
+		}
+		if status, ok := schema.Properties["status"]; ok {
+			errs = append(errs, missingDescriptors(owned.Kind, "status", "", status, statusDescs)...)
+		}
 	}
 	sort.Strings(errs)
-	return result(SpecDescriptorsCoverCRD, errs,
-		"add +operator-sdk:csv:customresourcedefinitions:type=spec markers to the API fields and run `make bundle`")
+	return result(DescriptorsCoverCRD, errs,
+		"add +operator-sdk:csv:customresourcedefinitions:type=spec (or type=status) markers to the API fields and run `make bundle`")
 }
 
-func missingDescriptors(kind, prefix string, s apiextensionsv1.JSONSchemaProps, descs map[string]operatorsv1alpha1.SpecDescriptor) []string {
+func missingDescriptors(kind, root, prefix string, s apiextensionsv1.JSONSchemaProps, descs map[string][]string) []string {
 	var errs []string
 	for name, prop := range s.Properties {
 		path := name
 		if prefix != "" {
 			path = prefix + "." + name
 		}
-		d, ok := descs[path]
+		xdescs, ok := descs[path]
 		if !ok {
-			errs = append(errs, fmt.Sprintf("%s: spec.%s has no spec descriptor", kind, path))
+			errs = append(errs, fmt.Sprintf("%s: %s.%s has no %s descriptor", kind, root, path, root))
 			continue
 		}
-		if prop.Type == "object" && len(prop.Properties) > 0 && len(d.XDescriptors) == 0 {
-			errs = append(errs, missingDescriptors(kind, path, prop, descs)...)
+		if prop.Type == "object" && len(prop.Properties) > 0 && len(xdescs) == 0 {
+			errs = append(errs, missingDescriptors(kind, root, path, prop, descs)...)
 		}
 	}
 	return errs
