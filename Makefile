@@ -43,6 +43,7 @@ LOCAL_KUBECONFIG ?= $(CLUSTER_DIR)/kubeconfig
 
 OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk
 OPM ?= $(LOCALBIN)/opm
+CATALOG_TOOL ?= $(LOCALBIN)/catalog-tool
 
 export KUBE_VERSION ETCD_VERSION KWOK_VERSION OPERATOR_SDK_VERSION OPM_VERSION OLM_VERSION
 
@@ -163,6 +164,27 @@ scorecard-tools: ## Build operator-sdk's scorecard-test and our memcached-scorec
 	@hack/build-olm-tools.sh scorecard-test
 	go build -o $(LOCALBIN)/memcached-scorecard-tests ./test/scorecard/cmd/memcached-scorecard-tests
 
+.PHONY: catalog
+catalog: check-channels opm catalog-tool ## Release bundle/ (VERSION, BUNDLE_IMG) into catalog/ as the new head of CHANNELS, then validate.
+	$(CATALOG_TOOL) add -dir catalog/memcached-operator -bundle-dir bundle -image $(BUNDLE_IMG) \
+		-channels $(CHANNELS) -default-channel $(DEFAULT_CHANNEL) -opm $(OPM)
+	test -f catalog.Dockerfile || $(OPM) generate dockerfile catalog -i quay.io/operator-framework/opm:$(OPM_VERSION) -b quay.io/operator-framework/opm:$(OPM_VERSION)
+	$(MAKE) --no-print-directory catalog-validate
+
+.PHONY: catalog-validate
+catalog-validate: opm catalog-tool ## Validate catalog/ with opm and the project's upgrade-graph check.
+	$(OPM) validate catalog
+	$(CATALOG_TOOL) check catalog/memcached-operator
+	cd hack/catalog && go test ./...
+
+.PHONY: catalog-build
+catalog-build: ## Build the catalog image (needs a Docker engine).
+	docker build -f catalog.Dockerfile -t $(CATALOG_IMG) .
+
+.PHONY: catalog-push
+catalog-push: ## Push the catalog image.
+	docker push $(CATALOG_IMG)
+
 .PHONY: bundle-build
 bundle-build: ## Build the bundle image (needs a Docker engine).
 	docker build -f bundle.Dockerfile -t $(BUNDLE_IMG) .
@@ -216,6 +238,10 @@ operator-sdk: ## Build operator-sdk into ./bin.
 .PHONY: opm
 opm: ## Build opm into ./bin.
 	@hack/build-olm-tools.sh opm
+
+.PHONY: catalog-tool
+catalog-tool: ## Build the project's catalog tool (hack/catalog) into ./bin.
+	cd hack/catalog && go build -o $(CATALOG_TOOL) .
 
 .PHONY: cluster-tools
 cluster-tools: ## Build every binary of the local cluster into ./bin.

@@ -1,0 +1,164 @@
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command catalog maintains the project's file-based catalog (FBC) with operator-registry's declcfg:
+//
+//	catalog add -dir catalog/memcached-operator -bundle-dir bundle -image IMG -channels c1,c2 -default-channel c -opm bin/opm
+//	    renders the bundle with `opm render`, gives it its image reference and adds it as the new
+//	    head of each channel (AddRelease), then writes package.yaml, channels.yaml and
+//	    bundles/<bundle>.yaml. Bundle files already in the catalog are never rewritten.
+//	catalog check DIR...
+//	    prints every upgrade-graph problem of the catalogs (Check) and exits 1 if there is one.
+//
+// Every error names the package, channel and bundles involved.
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/operator-framework/operator-registry/alpha/declcfg"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		usage()
+	}
+	var err error
+	switch os.Args[1] {
+	case "add":
+		err = add(os.Args[2:])
+	case "check":
+		err = check(os.Args[2:])
+	default:
+		usage()
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "catalog %s: %v\n", os.Args[1], err)
+		os.Exit(1)
+	}
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: catalog add -dir DIR -bundle-dir DIR -image IMG -channels C1,C2 -default-channel C [-opm PATH]\n       catalog check DIR...")
+	os.Exit(2)
+}
+
+func add(args []string) error {
+	fs := flag.NewFlagSet("add", flag.ExitOnError)
+	dir := fs.String("dir", "catalog/memcached-operator", "catalog directory of the package")
+	bundleDir := fs.String("bundle-dir", "bundle", "bundle directory to release")
+	image := fs.String("image", "", "bundle image reference of the release")
+	channels := fs.String("channels", "", "comma-separated channels of the release")
+	defaultChannel := fs.String("default-channel", "", "default channel of the package")
+	opm := fs.String("opm", "opm", "opm binary")
+	_ = fs.Parse(args)
+	if *image == "" {
+		return fmt.Errorf("-image is required")
+	}
+
+	var out, stderr bytes.Buffer
+	cmd := exec.Command(*opm, "render", *bundleDir, "-o", "yaml")
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("opm render %s: %v: %s", *bundleDir, err, stderr.String())
+	}
+	rendered, err := declcfg.LoadReader(&out)
+	if err != nil {
+		return fmt.Errorf("failed to load the rendered bundle: %w", err)
+	}
+	if len(rendered.Bundles) != 1 {
+		return fmt.Errorf("opm render %s produced %d bundles, want 1", *bundleDir, len(rendered.Bundles))
+	}
+	bundle := rendered.Bundles[0]
+	bundle.Image = *image
+
+	cfg := &declcfg.DeclarativeConfig{}
+	if _, err := os.Stat(*dir); err == nil {
+		if cfg, err = declcfg.LoadFS(context.Background(), os.DirFS(*dir)); err != nil {
+			return fmt.Errorf("failed to load catalog %s: %w", *dir, err)
+		}
+	}
+	if err := AddRelease(cfg, bundle, splitList(*channels), *defaultChannel); err != nil {
+		return err
+	}
+	if problems := Check(cfg); len(problems) > 0 {
+		return fmt.Errorf("the catalog would be invalid:\n%s", joinProblems(problems))
+	}
+
+	if err := os.MkdirAll(filepath.Join(*dir, "bundles"), 0o755); err != nil {
+		return err
+	}
+	files := map[string]declcfg.DeclarativeConfig{
+		"package.yaml":  {Packages: cfg.Packages},
+		"channels.yaml": {Channels: cfg.Channels},
+		filepath.Join("bundles", bundle.Name+".yaml"): {Bundles: []declcfg.Bundle{bundle}},
+	}
+	for name, part := range files {
+		var buf bytes.Buffer
+		if err := declcfg.WriteYAML(part, &buf); err != nil {
+			return fmt.Errorf("failed to write %s: %w", name, err)
+		}
+		if err := os.WriteFile(filepath.Join(*dir, name), buf.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("added %s (%s) to channels %s of %s; default channel %s\n", bundle.Name, bundle.Image, *channels, *dir, *defaultChannel)
+	return nil
+}
+
+func check(dirs []string) error {
+	if len(dirs) == 0 {
+		return fmt.Errorf("no catalog directory given")
+	}
+	var all []Problem
+	for _, d := range dirs {
+		cfg, err := declcfg.LoadFS(context.Background(), os.DirFS(d))
+		if err != nil {
+			return fmt.Errorf("failed to load catalog %s: %w", d, err)
+		}
+		all = append(all, Check(cfg)...)
+	}
+	if len(all) > 0 {
+		return fmt.Errorf("%d problems:\n%s", len(all), joinProblems(all))
+	}
+	fmt.Printf("catalog graph OK: %s\n", strings.Join(dirs, " "))
+	return nil
+}
+
+func joinProblems(ps []Problem) string {
+	lines := make([]string, len(ps))
+	for i, p := range ps {
+		lines[i] = "  " + p.String()
+	}
+	return strings.Join(lines, "\n")
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
