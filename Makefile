@@ -3,7 +3,7 @@
 # skip tools already built at the pinned version (hack/build-tool.sh).
 
 # VERSION is the operator version of the bundle and the image tags.
-VERSION ?= 0.1.0
+VERSION ?= 0.2.0
 # IMAGE_TAG_BASE is the image repository of the operator and its bundle/catalog images.
 IMAGE_TAG_BASE ?= registry.example.com/memcached-operator
 IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
@@ -175,7 +175,7 @@ catalog: check-channels opm catalog-tool ## Release bundle/ (VERSION, BUNDLE_IMG
 catalog-validate: opm catalog-tool ## Validate catalog/ with opm and the project's upgrade-graph check.
 	$(OPM) validate catalog
 	$(CATALOG_TOOL) check catalog/memcached-operator
-	cd hack/catalog && go test ./...
+	cd hack/catalog && go test -count=1 ./...
 
 .PHONY: catalog-build
 catalog-build: ## Build the catalog image (needs a Docker engine).

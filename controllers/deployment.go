@@ -188,8 +188,9 @@ func desiredDeployment(mc *cachev1alpha1.Memcached, opts Options) *appsv1.Deploy
 			Labels:    objectLabels(mc),
 		},
 		Spec: appsv1.DeploymentSpec{
-			Replicas: ptr.To(mc.Spec.Size),
-			Selector: &metav1.LabelSelector{MatchLabels: selectorLabels(mc)},
+			Replicas:        ptr.To(mc.Spec.Size),
+			MinReadySeconds: mc.Spec.MinReadySeconds,
+			Selector:        &metav1.LabelSelector{MatchLabels: selectorLabels(mc)},
 			Strategy: appsv1.DeploymentStrategy{
 				Type:          appsv1.RollingUpdateDeploymentStrategyType,
 				RollingUpdate: rollingUpdate(mc),
@@ -238,12 +239,13 @@ func desiredDeployment(mc *cachev1alpha1.Memcached, opts Options) *appsv1.Deploy
 }
 
 // deploymentNeedsUpdate reports whether live differs from desired in a field the operator owns:
-// replicas, our labels, the rollout strategy, the pod template's labels and pod spec. Fields the
+// replicas, minReadySeconds, our labels, the rollout strategy, the pod template's labels and pod spec. Fields the
 // user may clear (scheduling, resources, args, env) are compared exactly; the rest with
 // DeepDerivative, so values the API server defaults and we leave unset never count as drift.
 // Labels and annotations others add are not drift.
 func deploymentNeedsUpdate(live, desired *appsv1.Deployment) bool {
 	return !ptr.Equal(live.Spec.Replicas, desired.Spec.Replicas) ||
+		live.Spec.MinReadySeconds != desired.Spec.MinReadySeconds ||
 		!labelsContain(live.Labels, desired.Labels) ||
 		!equality.Semantic.DeepDerivative(desired.Spec.Strategy, live.Spec.Strategy) ||
 		!labelsContain(live.Spec.Template.Labels, desired.Spec.Template.Labels) ||
@@ -286,6 +288,7 @@ func podSpecNeedsUpdate(live, desired *corev1.PodSpec) bool {
 func updateDeployment(live, desired *appsv1.Deployment) {
 	live.Labels = mergeLabels(live.Labels, desired.Labels)
 	live.Spec.Replicas = desired.Spec.Replicas
+	live.Spec.MinReadySeconds = desired.Spec.MinReadySeconds
 	live.Spec.Strategy = desired.Spec.Strategy
 	live.Spec.Template.Labels = mergeLabels(live.Spec.Template.Labels, desired.Spec.Template.Labels)
 	live.Spec.Template.Spec = desired.Spec.Template.Spec

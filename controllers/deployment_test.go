@@ -188,6 +188,13 @@ func TestDesiredDeployment(t *testing.T) {
 				expect(t, "requests", len(r.Requests), 0)
 			},
 		},
+		"minReadySeconds is a Deployment field, not a pod template one": {
+			mc: defaulted("cache", func(mc *cachev1alpha1.Memcached) { mc.Spec.MinReadySeconds = 20 }),
+			check: func(t *testing.T, d *appsv1.Deployment) {
+				expect(t, "minReadySeconds", d.Spec.MinReadySeconds, int32(20))
+				expect(t, "template unchanged", d.Spec.Template, desiredDeployment(defaulted("cache"), opts).Spec.Template)
+			},
+		},
 		"scheduling fields": {
 			mc: defaulted("cache", func(mc *cachev1alpha1.Memcached) {
 				mc.Spec.NodeSelector = map[string]string{"pool": "cache"}

@@ -66,6 +66,17 @@ type MemcachedSpec struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Size",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:podCount"}
 	Size int32 `json:"size,omitempty"`
 
+	// MinReadySeconds is how long, in seconds, a new memcached pod must be ready before it counts as
+	// available (Deployment minReadySeconds). A rollout then waits that long between servers, so
+	// clients can re-hash and the new server warm up before the next one restarts. Default 0;
+	// changing it never restarts pods. Added in 0.2.0.
+	// +kubebuilder:default=0
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=3600
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Min Ready Seconds",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	MinReadySeconds int32 `json:"minReadySeconds,omitempty"`
+
 	// Image overrides the memcached container image (tag or digest reference). When empty the
 	// operator uses the image in its RELATED_IMAGE_MEMCACHED environment variable.
 	// +kubebuilder:validation:MinLength=1
