@@ -172,9 +172,10 @@ catalog: check-channels opm catalog-tool ## Release bundle/ (VERSION, BUNDLE_IMG
 	$(MAKE) --no-print-directory catalog-validate
 
 .PHONY: catalog-validate
-catalog-validate: opm catalog-tool ## Validate catalog/ with opm and the project's upgrade-graph check.
+catalog-validate: opm catalog-tool ## Validate catalog/ (opm + our graph check) and the Dockerfiles statically.
 	$(OPM) validate catalog
 	$(CATALOG_TOOL) check catalog/memcached-operator
+	$(CATALOG_TOOL) check-dockerfiles -root .
 	cd hack/catalog && go test -count=1 ./...
 
 .PHONY: catalog-build

@@ -22,6 +22,8 @@ limitations under the License.
 //	    bundles/<bundle>.yaml. Bundle files already in the catalog are never rewritten.
 //	catalog check DIR...
 //	    prints every upgrade-graph problem of the catalogs (Check) and exits 1 if there is one.
+//	catalog check-dockerfiles -root DIR
+//	    statically checks Dockerfile, bundle.Dockerfile and catalog.Dockerfile (CheckDockerfile).
 //
 // Every error names the package, channel and bundles involved.
 package main
@@ -49,6 +51,8 @@ func main() {
 		err = add(os.Args[2:])
 	case "check":
 		err = check(os.Args[2:])
+	case "check-dockerfiles":
+		err = checkDockerfiles(os.Args[2:])
 	default:
 		usage()
 	}
@@ -59,7 +63,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: catalog add -dir DIR -bundle-dir DIR -image IMG -channels C1,C2 -default-channel C [-opm PATH]\n       catalog check DIR...")
+	fmt.Fprintln(os.Stderr, "usage: catalog add -dir DIR -bundle-dir DIR -image IMG -channels C1,C2 -default-channel C [-opm PATH]\n       catalog check DIR...\n       catalog check-dockerfiles [-root DIR]")
 	os.Exit(2)
 }
 
@@ -161,4 +165,27 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+func checkDockerfiles(args []string) error {
+	fs := flag.NewFlagSet("check-dockerfiles", flag.ExitOnError)
+	root := fs.String("root", ".", "repository root")
+	_ = fs.Parse(args)
+	var problems []string
+	for _, d := range []struct{ file, annotations string }{
+		{"Dockerfile", ""},
+		{"bundle.Dockerfile", "bundle/metadata/annotations.yaml"},
+		{"catalog.Dockerfile", ""},
+	} {
+		p, err := CheckDockerfile(*root, d.file, d.annotations)
+		if err != nil {
+			return err
+		}
+		problems = append(problems, p...)
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%d problems:\n  %s", len(problems), strings.Join(problems, "\n  "))
+	}
+	fmt.Println("Dockerfile, bundle.Dockerfile and catalog.Dockerfile: sources exist, bundle labels match metadata/annotations.yaml")
+	return nil
 }
