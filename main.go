@@ -121,7 +121,10 @@ func run(metricsAddr, probeAddr, leaderElectionNamespace string, secureMetrics, 
 		LeaderElection:          leaderElect,
 		LeaderElectionID:        "memcached-operator.cache.example.com",
 		LeaderElectionNamespace: leaderElectionNamespace,
-		Cache:                   controllers.CacheOptions(namespaces),
+		// Safe because the process exits as soon as the manager stops: a replacement (an upgrade
+		// or a rescheduled pod) takes over at once instead of waiting for the lease to expire.
+		LeaderElectionReleaseOnCancel: true,
+		Cache:                         controllers.CacheOptions(namespaces),
 	})
 	if err != nil {
 		return fmt.Errorf("failed to create manager: %w", err)
