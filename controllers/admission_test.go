@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -99,6 +100,17 @@ func TestAdmissionRejectsInvalidSpecs(t *testing.T) {
 		"unknown preset":          {spec: map[string]any{"antiAffinityPreset": "Always"}, wantErr: []string{"spec.antiAffinityPreset"}},
 		"image with spaces":       {spec: map[string]any{"image": "a b"}, wantErr: []string{"spec.image"}},
 		"digest-pinned image":     {spec: map[string]any{"image": "registry.example.com/memcached@sha256:" + fmt.Sprintf("%064d", 0)}},
+	}
+	for desc, name := range map[string]string{
+		"name starting with a digit": "1cache",
+		"name longer than 63":        strings.Repeat("a", 64),
+	} {
+		t.Run(desc, func(t *testing.T) {
+			err := createUnstructured(name, map[string]any{})
+			if err == nil || !strings.Contains(err.Error(), "DNS-1035") {
+				t.Fatalf("create %q: error %v, want a DNS-1035 rejection", name, err)
+			}
+		})
 	}
 	i := 0
 	for desc, tc := range tests {

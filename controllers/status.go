@@ -73,13 +73,14 @@ func computeStatus(mc *cachev1alpha1.Memcached, obs observed, now metav1.Time) c
 		Conditions:         append([]metav1.Condition(nil), mc.Status.Conditions...),
 	}
 
-	var readyPods []corev1.Pod
-	for _, p := range obs.pods {
+	var readyPods []*corev1.Pod
+	for i := range obs.pods {
+		p := &obs.pods[i]
 		if p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 			continue
 		}
 		st.Nodes = append(st.Nodes, p.Name)
-		if podReady(&p) {
+		if podReady(p) {
 			readyPods = append(readyPods, p)
 		}
 	}
@@ -175,8 +176,8 @@ func podReady(p *corev1.Pod) bool {
 // Service whose pods set no hostname: the pod IP with '.' or ':' replaced by '-', under
 // <service>.<namespace>.svc (CoreDNS kubernetes plugin, "endpoint_pod_names" off). Without the
 // Service the host is the pod IP.
-func serverList(mc *cachev1alpha1.Memcached, ready []corev1.Pod) []string {
-	sorted := append([]corev1.Pod(nil), ready...)
+func serverList(mc *cachev1alpha1.Memcached, ready []*corev1.Pod) []string {
+	sorted := append([]*corev1.Pod(nil), ready...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
 	var out []string
 	for _, p := range sorted {

@@ -191,6 +191,7 @@ func TestComputeStatusKeepsTransitionTimes(t *testing.T) {
 
 func TestServerListWithoutService(t *testing.T) {
 	mc := defaulted("c", func(mc *cachev1alpha1.Memcached) { mc.Spec.Service.Enabled = ptr.To(false) })
-	got := serverList(mc, []corev1.Pod{pod("b", "10.244.0.2", true), pod("a", "fd00::1", true)})
+	b, a := pod("b", "10.244.0.2", true), pod("a", "fd00::1", true)
+	got := serverList(mc, []*corev1.Pod{&b, &a})
 	expect(t, "serverList", got, []string{"[fd00::1]:11211", "10.244.0.2:11211"})
 }

@@ -291,6 +291,7 @@ type MemcachedStatus struct {
 // Memcached is a memcached cache: a Deployment of memcached servers, a headless Service for client
 // discovery and a PodDisruptionBudget, kept in the state its spec describes.
 // +kubebuilder:object:root=true
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63 && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be a DNS-1035 label of at most 63 characters: it names the Service and labels the pods"
 // +kubebuilder:resource:shortName=mc,categories=all
 // +kubebuilder:subresource:status
 // +kubebuilder:subresource:scale:specpath=.spec.size,statuspath=.status.replicas,selectorpath=.status.selector

@@ -24,6 +24,9 @@ limitations under the License.
 //	    prints every upgrade-graph problem of the catalogs (Check) and exits 1 if there is one.
 //	catalog check-dockerfiles -root DIR
 //	    statically checks Dockerfile, bundle.Dockerfile and catalog.Dockerfile (CheckDockerfile).
+//	catalog blank-images -in DIR -out DIR [-max-version V]
+//	    writes a copy of the catalog with every bundle image blanked (and, with -max-version, without
+//	    the bundles newer than V) for hack/catalog-serve.sh (PrepareLocalServe).
 //
 // Every error names the package, channel and bundles involved.
 package main
@@ -53,6 +56,8 @@ func main() {
 		err = check(os.Args[2:])
 	case "check-dockerfiles":
 		err = checkDockerfiles(os.Args[2:])
+	case "blank-images":
+		err = blankImages(os.Args[2:])
 	default:
 		usage()
 	}
@@ -63,7 +68,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: catalog add -dir DIR -bundle-dir DIR -image IMG -channels C1,C2 -default-channel C [-opm PATH]\n       catalog check DIR...\n       catalog check-dockerfiles [-root DIR]")
+	fmt.Fprintln(os.Stderr, "usage: catalog add -dir DIR -bundle-dir DIR -image IMG -channels C1,C2 -default-channel C [-opm PATH]\n       catalog check DIR...\n       catalog check-dockerfiles [-root DIR]\n       catalog blank-images -in DIR -out DIR [-max-version V]")
 	os.Exit(2)
 }
 

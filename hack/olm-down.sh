@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# olm-down.sh [--purge]
+#
+# Stops the OLM operators started by hack/olm-up.sh: only the processes whose PIDs it recorded in
+# $CLUSTER_DIR/pids/{catalog,olm}.pid (and only while a PID still runs that binary), with SIGTERM,
+# then SIGKILL after GRACE seconds (default 10). OLM's objects stay in the cluster, so olm-up.sh
+# carries on where it stopped. Safe to run when nothing is up.
+# --purge (or PURGE=1), the local `operator-sdk olm uninstall`: while the operators still run (the
+# olm operator finalizes CSVs), deletes OLM's CRDs -- and with them every Subscription, InstallPlan,
+# CatalogSource, CSV (so the operators OLM installed), OperatorGroup and OperatorCondition -- the
+# namespaces olm and operators, the ClusterRoles olm-up.sh created and the ones OLM generated for
+# OperatorGroups; then stops the operators and deletes $CLUSTER_DIR/olm (the catalog operator's
+# certificate). A hack/catalog-serve.sh server is not stopped (hack/catalog-serve.sh stop).
+#
+# Environment (defaults): CLUSTER_DIR=<repo>/.cluster   LOCALBIN=<repo>/bin   GRACE=10
+#   PURGE_TIMEOUT=120 (seconds to wait for the deletions)
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+LOCALBIN=${LOCALBIN:-$root/bin}
+CLUSTER_DIR=${CLUSTER_DIR:-$root/.cluster}
+GRACE=${GRACE:-10}
+PURGE=${PURGE:-0}
+PURGE_TIMEOUT=${PURGE_TIMEOUT:-120}
+for arg in "$@"; do
+  case $arg in
+    --purge) PURGE=1 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    *) echo "olm-down.sh: unknown argument $arg (usage: olm-down.sh [--purge])" >&2; exit 2 ;;
+  esac
+done
+export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}"
+pids=$CLUSTER_DIR/pids
+kubeconfig=$CLUSTER_DIR/kubeconfig
+kubectl=$LOCALBIN/kubectl
+OLM_CRDS=(catalogsources clusterserviceversions installplans olmconfigs operatorconditions operatorgroups operators subscriptions)
+
+t0=$(date +%s%N)
+elapsed() {
+  local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+  printf '%d.%d' $((ms / 1000)) $((ms % 1000 / 100))
+}
+step() { printf '[%6ss] %s\n' "$(elapsed)" "$*"; }
+k() { "$kubectl" --kubeconfig="$kubeconfig" "$@"; }
+
+# ours NAME PID: PID is alive and still runs the binary NAME (guards against PID reuse).
+ours() {
+  kill -0 "$2" 2>/dev/null || return 1
+  local argv0
+  argv0=$(tr '\0' '\n' <"/proc/$2/cmdline" 2>/dev/null | head -n1) || return 1
+  [ "$(basename -- "$argv0")" = "$1" ]
+}
+# running PID: the process exists and has not exited yet (a zombie has closed its files and ports).
+running() {
+  local state
+  state=$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1) || return 1
+  [ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
+}
+pid_if_ours() { # pid_if_ours NAME: prints the recorded PID of NAME when it still runs NAME
+  local pid
+  pid=$(cat "$pids/$1.pid" 2>/dev/null || true)
+  [[ "$pid" =~ ^[0-9]+$ ]] && ours "$1" "$pid" && echo "$pid"
+}
+
+stop_group() { # stop_group NAME... : SIGTERM them together, wait, SIGKILL leftovers
+  local name pid
+  local -a names=() ids=()
+  for name in "$@"; do
+    [ -f "$pids/$name.pid" ] || { step "$name was not running"; continue; }
+    if pid=$(pid_if_ours "$name"); then
+      kill -TERM "$pid" 2>/dev/null || true
+      names+=("$name") ids+=("$pid")
+    else
+      step "$name was not running"
+      rm -f "$pids/$name.pid"
+    fi
+  done
+  [ "${#ids[@]}" -gt 0 ] || return 0
+  local deadline=$(( $(date +%s%N) / 1000000 + GRACE * 1000 )) i left
+  while :; do
+    left=0
+    for i in "${!ids[@]}"; do
+      running "${ids[i]}" && left=1
+    done
+    [ "$left" = 0 ] && break
+    if [ $(( $(date +%s%N) / 1000000 )) -ge "$deadline" ]; then
+      for i in "${!ids[@]}"; do
+        if running "${ids[i]}"; then
+          step "${names[i]} (pid ${ids[i]}) ignored SIGTERM for ${GRACE}s: SIGKILL"
+          kill -KILL "${ids[i]}" 2>/dev/null || true
+        fi
+      done
+      sleep 0.2
+      break
+    fi
+    sleep 0.1
+  done
+  for i in "${!ids[@]}"; do
+    rm -f "$pids/${names[i]}.pid"
+    step "stopped ${names[i]} (pid ${ids[i]})"
+  done
+}
+
+if [ -d "$CLUSTER_DIR" ]; then
+  exec 9>>"$CLUSTER_DIR/.olm.lock"
+  flock -w 900 9 || { echo "olm-down: timed out waiting for another olm-up.sh/olm-down.sh" >&2; exit 1; }
+fi
+
+purge() {
+  if [ ! -s "$kubeconfig" ] || ! k get --raw /readyz >/dev/null 2>&1; then
+    step "the cluster of $CLUSTER_DIR is not up: nothing to delete in it (its state goes with hack/cluster-down.sh --purge)"
+    return 0
+  fi
+  local crds=() c
+  for c in "${OLM_CRDS[@]}"; do crds+=("$c.operators.coreos.com"); done
+  # CSVs carry OLM's finalizer operators.coreos.com/csv-cleanup: the olm operator removes it once
+  # it cleaned up. Without a running olm operator nobody would: remove it here.
+  if ! pid_if_ours olm >/dev/null && k get crd clusterserviceversions.operators.coreos.com >/dev/null 2>&1; then
+    strip_csv_finalizers
+  fi
+  k delete crd --ignore-not-found --wait=false "${crds[@]}" >/dev/null
+  step "deleting OLM's CRDs (and every OLM object: CSVs, Subscriptions, InstallPlans, CatalogSources, ...)"
+  if ! k wait --for=delete crd "${crds[@]}" --timeout="${PURGE_TIMEOUT}s" >/dev/null 2>&1; then
+    step "OLM's CRDs are still there after ${PURGE_TIMEOUT}s: removing the CSV finalizers"
+    strip_csv_finalizers
+    k wait --for=delete crd "${crds[@]}" --timeout="${PURGE_TIMEOUT}s" >/dev/null || { echo "olm-down: OLM's CRDs were not deleted" >&2; return 1; }
+  fi
+  step "deleted OLM's CRDs"
+  # ClusterRoles OLM generated for OperatorGroups (olm.og.<group>.<admin|edit|view>-<hash>, labelled
+  # olm.owner.kind=OperatorGroup) and for CSVs' clusterPermissions (olm.owner.kind=
+  # ClusterServiceVersion) are not garbage-collected: a cluster-scoped object cannot be owned by a
+  # namespaced one. OLM deletes them when it deletes their owner, which the CRD deletion bypasses.
+  k delete clusterrole,clusterrolebinding --ignore-not-found -l 'olm.owner.kind in (OperatorGroup,ClusterServiceVersion)' >/dev/null
+  k delete clusterrole --ignore-not-found aggregate-olm-edit aggregate-olm-view >/dev/null
+  step "deleted the ClusterRoles/-Bindings OLM generated and aggregate-olm-edit/-view"
+  k delete namespace --ignore-not-found --wait=false olm operators >/dev/null
+  k wait --for=delete namespace olm operators --timeout="${PURGE_TIMEOUT}s" >/dev/null 2>&1 ||
+    step "WARNING: namespaces olm/operators are still terminating after ${PURGE_TIMEOUT}s"
+  step "deleted namespaces olm and operators"
+}
+
+strip_csv_finalizers() {
+  local ns name
+  while read -r ns name; do
+    [ -n "$name" ] || continue
+    k -n "$ns" patch csv "$name" --type=merge -p '{"metadata":{"finalizers":null}}' >/dev/null 2>&1 || true
+  done < <(k get csv -A -o jsonpath='{range .items[*]}{.metadata.namespace}{" "}{.metadata.name}{"\n"}{end}' 2>/dev/null)
+}
+
+if [ "$PURGE" = 1 ]; then
+  purge
+fi
+if [ -d "$pids" ]; then
+  stop_group catalog olm
+else
+  step "no OLM state in $CLUSTER_DIR: nothing to stop"
+fi
+if [ "$PURGE" = 1 ]; then
+  rm -rf "$CLUSTER_DIR/olm"
+  step "removed $CLUSTER_DIR/olm"
+fi
+step "OLM down"
