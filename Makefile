@@ -89,6 +89,14 @@ bench: envtest-assets ## Run the Go benchmarks of the builders and the status co
 verify: manifests generate fmt ## Fail when generated files or formatting differ from what is committed.
 	@git diff --exit-code -- . ':(exclude)cover.out' || { echo "generated files are stale: run 'make generate manifests fmt' and commit"; exit 1; }
 
+.PHONY: test-olm
+test-olm: cluster-up build ## Prove install from our catalog under real OLM in all install modes, and the 0.1.0 -> 0.2.0 upgrade.
+	hack/build-release.sh 0.1.0
+	hack/olm-up.sh
+	hack/catalog-serve.sh start
+	KUBECONFIG="$(LOCAL_KUBECONFIG)" OLM_BINARIES="v0.1.0=$(LOCALBIN)/manager-v0.1.0,v$(VERSION)=$(LOCALBIN)/manager" \
+		go test -tags olm ./test/olm/ -v -count=1 -timeout 30m
+
 .PHONY: test-e2e
 test-e2e: cluster-up build ## Run the end-to-end tests on the local kwok cluster (starts it if needed).
 	KUBECONFIG="$(LOCAL_KUBECONFIG)" KUBECTL="$(KUBECTL)" MANAGER_BIN="$(LOCALBIN)/manager" MEMCACHED_IMAGE="$(MEMCACHED_IMAGE)" \
@@ -207,6 +215,23 @@ cluster-down: ## Stop the local cluster (keeps its state; PURGE=1 deletes it).
 .PHONY: demo
 demo: build kubectl ## Start the local cluster and the operator, create the sample and scale it 3 -> 5.
 	MEMCACHED_IMAGE="$(MEMCACHED_IMAGE)" KUBECTL="$(KUBECTL)" hack/demo.sh up
+
+.PHONY: olm-up
+olm-up: cluster-up ## Install OLM into the local cluster (CRDs, base objects; olm and catalog operators as local processes).
+	hack/olm-up.sh
+
+.PHONY: olm-down
+olm-down: ## Stop the local OLM operators (PURGE=1 also removes OLM's CRDs and namespaces).
+	hack/olm-down.sh $(if $(filter 1,$(PURGE)),--purge)
+
+.PHONY: catalog-serve
+catalog-serve: opm catalog-tool ## Serve catalog/ with opm on 127.0.0.1 and create the CatalogSource memcached-catalog in olm.
+	hack/catalog-serve.sh start
+
+.PHONY: demo-olm
+demo-olm: build kubectl ## The OLM story on the local cluster: install OLM, catalog, subscribe, sample, scale, upgrade 0.1.0 -> 0.2.0.
+	hack/build-release.sh 0.1.0
+	OLM_BINARIES="v0.1.0=$(LOCALBIN)/manager-v0.1.0,v$(VERSION)=$(LOCALBIN)/manager" KUBECTL="$(KUBECTL)" hack/demo-olm.sh
 
 .PHONY: demo-down
 demo-down: ## Stop the demo operator and the local cluster.

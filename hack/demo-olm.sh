@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# demo-olm.sh — `make demo-olm`: the OLM user story on the local cluster, step by step with timings:
+# OLM install, our catalog (0.1.0 as the stable head), subscribe, CSV Succeeded, the operator run
+# as OLM deployed it (runner), the sample Memcached with 3 pods Running, a patch to 5, then the
+# stable head moves to 0.2.0 and OLM upgrades the operator. Everything stays up at the end.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+CLUSTER_DIR=${CLUSTER_DIR:-$root/.cluster}
+KUBECTL=${KUBECTL:-$root/bin/kubectl}
+NS=${DEMO_NAMESPACE:-memcached-olm-demo}
+export KUBECONFIG=$CLUSTER_DIR/kubeconfig CLUSTER_DIR
+runner_pid=$CLUSTER_DIR/pids/olm-runner.pid
+runner_dir=$CLUSTER_DIR/olm-runner
+start=$(date +%s)
+last=$start
+step() { local now; now=$(date +%s); printf '\n\033[1m[%3ss, +%ss] %s\033[0m\n' "$((now - start))" "$((now - last))" "$*"; last=$now; }
+k() { "$KUBECTL" "$@"; }
+
+step "Local cluster"
+"$root/hack/cluster-up.sh"
+
+step "Installing OLM (CRDs, base objects, olm and catalog operators)"
+"$root/hack/olm-up.sh"
+
+step "Serving our catalog with 0.1.0 as the stable head"
+CATALOG_MAX_VERSION=0.1.0 "$root/hack/catalog-serve.sh" start
+
+step "OperatorGroup and Subscription in $NS (channel stable, OwnNamespace)"
+k create namespace "$NS" --dry-run=client -o yaml | k apply -f - >/dev/null
+until k get serviceaccount default -n "$NS" >/dev/null 2>&1; do sleep 0.2; done
+k apply -f - <<YAML
+apiVersion: operators.coreos.com/v1
+kind: OperatorGroup
+metadata: {name: memcached, namespace: $NS}
+spec: {targetNamespaces: [$NS]}
+---
+apiVersion: operators.coreos.com/v1alpha1
+kind: Subscription
+metadata: {name: memcached-operator, namespace: $NS}
+spec:
+  channel: stable
+  name: memcached-operator
+  source: memcached-catalog
+  sourceNamespace: olm
+  installPlanApproval: Automatic
+  startingCSV: memcached-operator.v0.1.0
+YAML
+
+step "Waiting for CSV memcached-operator.v0.1.0 Succeeded"
+until k get csv memcached-operator.v0.1.0 -n "$NS" >/dev/null 2>&1; do sleep 0.5; done
+k wait csv/memcached-operator.v0.1.0 -n "$NS" --for=jsonpath='{.status.phase}'=Succeeded --timeout=180s
+k get installplans.operators.coreos.com,csv -n "$NS"
+
+step "Running the operator as OLM deployed it (runner; log $runner_dir/operator.log)"
+if [ -f "$runner_pid" ] && kill -0 "$(cat "$runner_pid")" 2>/dev/null; then kill -TERM "$(cat "$runner_pid")"; sleep 1; fi
+mkdir -p "$runner_dir" "$(dirname "$runner_pid")"
+(cd "$root" && go build -o "$root/bin/olm-runner" ./test/olm/cmd/olm-runner)
+nohup "$root/bin/olm-runner" -namespace "$NS" -workdir "$runner_dir" >"$runner_dir/runner.log" 2>&1 &
+echo $! >"$runner_pid"
+until grep -q "Starting manager" "$runner_dir/operator.log" 2>/dev/null; do sleep 0.2; done
+grep "=== runner" "$runner_dir/operator.log" | tail -1
+
+step "Creating the sample Memcached (size 3)"
+k apply -n "$NS" -f "$root/config/samples/cache_v1alpha1_memcached.yaml"
+k wait memcached/memcached-sample -n "$NS" --for=jsonpath='{.status.readyReplicas}'=3 --timeout=120s >/dev/null
+k wait memcached/memcached-sample -n "$NS" --for=condition=Available --timeout=120s
+k get memcached,deploy,pods -n "$NS" -l app.kubernetes.io/name=memcached
+k get memcached -n "$NS"
+
+step "Scaling to 5"
+k patch memcached memcached-sample -n "$NS" --type=merge -p '{"spec":{"size":5}}'
+k wait memcached/memcached-sample -n "$NS" --for=jsonpath='{.status.readyReplicas}'=5 --timeout=120s >/dev/null
+k wait memcached/memcached-sample -n "$NS" --for=condition=Available --timeout=120s
+k get memcached -n "$NS"
+hash_before=$(k get pods -n "$NS" -l app.kubernetes.io/instance=memcached-sample -o jsonpath='{.items[*].metadata.labels.pod-template-hash}')
+
+step "Channel bump: the catalog's stable head moves to 0.2.0"
+"$root/hack/catalog-serve.sh" start
+until [ "$(k get csv memcached-operator.v0.2.0 -n "$NS" -o jsonpath='{.status.phase}' 2>/dev/null)" = Succeeded ]; do sleep 0.5; done
+k wait csv/memcached-operator.v0.1.0 -n "$NS" --for=delete --timeout=120s || true
+k get installplans.operators.coreos.com,csv -n "$NS"
+until grep "=== runner" "$runner_dir/operator.log" | tail -1 | grep -q ':v0.2.0'; do sleep 0.2; done
+grep "=== runner" "$runner_dir/operator.log" | tail -1
+hash_after=$(k get pods -n "$NS" -l app.kubernetes.io/instance=memcached-sample -o jsonpath='{.items[*].metadata.labels.pod-template-hash}')
+echo "memcached pod-template-hash before: $hash_before"
+echo "memcached pod-template-hash after:  $hash_after   (unchanged: the upgrade did not restart the cache)"
+k get memcached -n "$NS"
+
+step "Done. Running: the local cluster, OLM (olm, catalog), opm serve, the runner with operator 0.2.0"
+cat <<MSG
+  export KUBECONFIG=$KUBECONFIG
+  $KUBECTL get csv,memcached -n $NS
+  tail -f $runner_dir/operator.log
+Stop: kill \$(cat $runner_pid); hack/catalog-serve.sh stop; make olm-down; make demo-down
+MSG
