@@ -1,0 +1,612 @@
+//go:build e2e
+
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+)
+
+const (
+	// poll is the default interval of Eventually and Consistently.
+	poll = 100 * time.Millisecond
+	// kubectlTimeout bounds one kubectl invocation.
+	kubectlTimeout = 60 * time.Second
+	// namespaceGoneTimeout bounds the wait for a test namespace to be deleted at cleanup.
+	namespaceGoneTimeout = 120 * time.Second
+	// e2eLabel marks every namespace the suite creates.
+	e2eLabel = "e2e.cache.example.com/suite"
+)
+
+// badLogLine matches operator log lines that are a bug whatever the test does: a recovered panic,
+// an attempt to change an immutable field (e.g. a Deployment selector), or an RBAC denial.
+var badLogLine = regexp.MustCompile(`(?i)panic|field is immutable|forbidden`)
+
+// benignLogLine matches lines badLogLine would flag that are expected: creating an object in a
+// namespace that is being deleted is refused with "Forbidden" by the NamespaceLifecycle admission.
+var benignLogLine = regexp.MustCompile(`because it is being terminated`)
+
+// testContext returns a context cancelled when t ends.
+func testContext(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// runKubectl runs $KUBECTL with args against the suite's cluster and returns its combined output.
+// A call without deadline in ctx is bounded by kubectlTimeout.
+func runKubectl(ctx context.Context, args ...string) (string, error) {
+	return runKubectlStdin(ctx, "", args...)
+}
+
+// runKubectlStdin is runKubectl with stdin as the command's standard input.
+func runKubectlStdin(ctx context.Context, stdin string, args ...string) (string, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, kubectlTimeout)
+		defer cancel()
+	}
+	cmd := exec.CommandContext(ctx, suite.kubectl, args...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+suite.kubeconfig)
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	return out.String(), err
+}
+
+// kubectl runs $KUBECTL with args and fails the test when it exits non-zero.
+func kubectl(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := runKubectl(testContext(t), args...)
+	if err != nil {
+		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// kubectlStdin is kubectl with stdin as the command's standard input.
+func kubectlStdin(t *testing.T, stdin string, args ...string) string {
+	t.Helper()
+	out, err := runKubectlStdin(testContext(t), stdin, args...)
+	if err != nil {
+		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// newNamespace creates a namespace named e2e-<prefix>-<random>, waits until its default
+// ServiceAccount exists (the ServiceAccount admission refuses pods until then), and deletes it when
+// the test ends, waiting until it is gone so the next test starts from a quiet cluster.
+func newNamespace(t *testing.T, prefix string) string {
+	t.Helper()
+	ctx := context.Background()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+		GenerateName: "e2e-" + prefix + "-",
+		Labels:       map[string]string{e2eLabel: "true"},
+	}}
+	if err := suite.k8s.Create(ctx, ns); err != nil {
+		t.Fatalf("failed to create namespace: %v", err)
+	}
+	name := ns.Name
+	t.Cleanup(func() { deleteNamespace(t, name) })
+
+	start := time.Now()
+	NewWithT(t).Eventually(func() error {
+		return suite.k8s.Get(ctx, client.ObjectKey{Namespace: name, Name: "default"}, &corev1.ServiceAccount{})
+	}, 30*time.Second, 50*time.Millisecond).Should(Succeed(), "ServiceAccount %s/default never appeared", name)
+	t.Logf("namespace %s ready (default ServiceAccount after %v)", name, time.Since(start).Round(time.Millisecond))
+	return name
+}
+
+// deleteNamespace deletes ns and waits up to namespaceGoneTimeout until it no longer exists; a
+// namespace stuck in Terminating fails the test (case 10).
+func deleteNamespace(t *testing.T, name string) {
+	t.Helper()
+	ctx := context.Background()
+	start := time.Now()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if err := suite.k8s.Delete(ctx, ns); err != nil && !apierrors.IsNotFound(err) {
+		t.Errorf("failed to delete namespace %s: %v", name, err)
+		return
+	}
+	for {
+		err := suite.k8s.Get(ctx, client.ObjectKey{Name: name}, &corev1.Namespace{})
+		if apierrors.IsNotFound(err) {
+			t.Logf("namespace %s deleted in %v", name, time.Since(start).Round(time.Millisecond))
+			return
+		}
+		if time.Since(start) > namespaceGoneTimeout {
+			t.Errorf("namespace %s still exists %v after its deletion (last error %v)", name, namespaceGoneTimeout, err)
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// expectHealthyOperator registers a check, run when t ends (after the namespaces are deleted), that
+// the manager is still running and wrote no line matching badLogLine during the test.
+func expectHealthyOperator(t *testing.T) {
+	t.Helper()
+	offset := operatorLogSize()
+	t.Cleanup(func() {
+		if !suite.op.running() {
+			t.Errorf("the operator exited during the test: %v (log %s)", suite.op.exitErr, suite.op.logPath)
+		}
+		if bad := operatorLogLines(offset, badLogLine, benignLogLine); len(bad) > 0 {
+			t.Errorf("the operator logged %d line(s) matching %q during the test:\n%s", len(bad), badLogLine, strings.Join(bad, "\n"))
+		}
+	})
+}
+
+// operatorLogSize returns the current size of the operator's log, an offset for operatorLogLines.
+func operatorLogSize() int64 {
+	fi, err := os.Stat(suite.op.logPath)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// operatorLogLines returns the lines of the operator's log written after offset that match re and
+// do not match except (nil: nothing excepted).
+func operatorLogLines(offset int64, re, except *regexp.Regexp) []string {
+	f, err := os.Open(suite.op.logPath)
+	if err != nil {
+		return []string{fmt.Sprintf("cannot read operator log: %v", err)}
+	}
+	defer f.Close()
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return []string{fmt.Sprintf("cannot seek operator log: %v", err)}
+	}
+	var out []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		line := sc.Text()
+		if re.MatchString(line) && (except == nil || !except.MatchString(line)) {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// newMemcached returns a Memcached of the given size with the API's defaults for everything else.
+func newMemcached(ns, name string, size int32) *cachev1alpha1.Memcached {
+	return &cachev1alpha1.Memcached{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec:       cachev1alpha1.MemcachedSpec{Size: size},
+	}
+}
+
+// createMemcached creates a Memcached of the given size and returns its key.
+func createMemcached(t *testing.T, ns, name string, size int32) client.ObjectKey {
+	t.Helper()
+	mc := newMemcached(ns, name, size)
+	if err := suite.k8s.Create(testContext(t), mc); err != nil {
+		t.Fatalf("failed to create Memcached %s/%s: %v", ns, name, err)
+	}
+	return client.ObjectKeyFromObject(mc)
+}
+
+// getMemcached reads the Memcached key from the API server.
+func getMemcached(ctx context.Context, key client.ObjectKey) (*cachev1alpha1.Memcached, error) {
+	mc := &cachev1alpha1.Memcached{}
+	return mc, suite.k8s.Get(ctx, key, mc)
+}
+
+// getDeployment reads the Deployment key from the API server.
+func getDeployment(ctx context.Context, key client.ObjectKey) (*appsv1.Deployment, error) {
+	dep := &appsv1.Deployment{}
+	return dep, suite.k8s.Get(ctx, key, dep)
+}
+
+// instancePods lists the pods of the Memcached key by the operator's selector labels
+// (app.kubernetes.io/name=memcached, app.kubernetes.io/instance=<name>), terminating ones included.
+func instancePods(ctx context.Context, key client.ObjectKey) ([]corev1.Pod, error) {
+	pods := &corev1.PodList{}
+	err := suite.k8s.List(ctx, pods, client.InNamespace(key.Namespace), client.MatchingLabels{
+		"app.kubernetes.io/name":     "memcached",
+		"app.kubernetes.io/instance": key.Name,
+	})
+	return pods.Items, err
+}
+
+// liveNames returns the sorted names of the pods that are not terminating and not finished.
+func liveNames(pods []corev1.Pod) []string {
+	var names []string
+	for _, p := range pods {
+		if p.DeletionTimestamp == nil && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+			names = append(names, p.Name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// podRunningReady reports whether p is Running with condition Ready=True.
+func podRunningReady(p *corev1.Pod) bool {
+	if p.Status.Phase != corev1.PodRunning {
+		return false
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// checkCondition returns an error unless mc has condition condType with status want whose
+// observedGeneration is mc's metadata.generation.
+func checkCondition(mc *cachev1alpha1.Memcached, condType string, want metav1.ConditionStatus) error {
+	c := meta.FindStatusCondition(mc.Status.Conditions, condType)
+	switch {
+	case c == nil:
+		return fmt.Errorf("condition %s missing (conditions %+v)", condType, mc.Status.Conditions)
+	case c.Status != want:
+		return fmt.Errorf("condition %s is %s, want %s (reason %s: %s)", condType, c.Status, want, c.Reason, c.Message)
+	case c.ObservedGeneration != mc.Generation:
+		return fmt.Errorf("condition %s has observedGeneration %d, metadata.generation is %d", condType, c.ObservedGeneration, mc.Generation)
+	}
+	return nil
+}
+
+// converged returns nil when the Memcached key is fully converged at size: spec.size is size;
+// status.observedGeneration and the conditions Available=True, Progressing=False, Degraded=False
+// are at metadata.generation; its Deployment is controlled by it and has size replicas; exactly
+// size pods exist that are not terminating, all Running and Ready; status.nodes equals their sorted
+// names (no stale name, no duplicate); status.replicas, status.readyReplicas and the length of
+// status.serverList are size. Otherwise it returns an error that says what differs. It also returns
+// the Memcached it read (nil when the read failed).
+func converged(ctx context.Context, key client.ObjectKey, size int32) (*cachev1alpha1.Memcached, error) {
+	mc, err := getMemcached(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	if mc.Spec.Size != size {
+		return mc, fmt.Errorf("spec.size is %d, want %d", mc.Spec.Size, size)
+	}
+	if mc.Status.ObservedGeneration != mc.Generation {
+		return mc, fmt.Errorf("status.observedGeneration %d != metadata.generation %d", mc.Status.ObservedGeneration, mc.Generation)
+	}
+	for _, c := range []struct {
+		t string
+		s metav1.ConditionStatus
+	}{
+		{cachev1alpha1.ConditionAvailable, metav1.ConditionTrue},
+		{cachev1alpha1.ConditionProgressing, metav1.ConditionFalse},
+		{cachev1alpha1.ConditionDegraded, metav1.ConditionFalse},
+	} {
+		if err := checkCondition(mc, c.t, c.s); err != nil {
+			return mc, err
+		}
+	}
+	dep, err := getDeployment(ctx, key)
+	if err != nil {
+		return mc, fmt.Errorf("deployment: %w", err)
+	}
+	if !metav1.IsControlledBy(dep, mc) {
+		return mc, fmt.Errorf("deployment %s is not controlled by the Memcached (ownerReferences %+v)", key, dep.OwnerReferences)
+	}
+	if dep.Spec.Replicas == nil || *dep.Spec.Replicas != size {
+		return mc, fmt.Errorf("deployment replicas %v, want %d", dep.Spec.Replicas, size)
+	}
+	pods, err := instancePods(ctx, key)
+	if err != nil {
+		return mc, err
+	}
+	live := liveNames(pods)
+	if len(live) != int(size) {
+		return mc, fmt.Errorf("%d live pods %v, want %d", len(live), live, size)
+	}
+	for i := range pods {
+		if slices.Contains(live, pods[i].Name) && !podRunningReady(&pods[i]) {
+			return mc, fmt.Errorf("pod %s is not Running and Ready (phase %s)", pods[i].Name, pods[i].Status.Phase)
+		}
+	}
+	if !slices.Equal(mc.Status.Nodes, live) {
+		return mc, fmt.Errorf("status.nodes %v != live pods %v", mc.Status.Nodes, live)
+	}
+	if mc.Status.Replicas != size || mc.Status.ReadyReplicas != size {
+		return mc, fmt.Errorf("status.replicas %d, status.readyReplicas %d, want %d", mc.Status.Replicas, mc.Status.ReadyReplicas, size)
+	}
+	if len(mc.Status.ServerList) != int(size) {
+		return mc, fmt.Errorf("status.serverList has %d entries %v, want %d", len(mc.Status.ServerList), mc.Status.ServerList, size)
+	}
+	return mc, nil
+}
+
+// waitConverged waits up to timeout until the Memcached key is converged at size (see converged),
+// fails the test otherwise, and returns how long it took. On every poll, converged or not, it also
+// checks that status.nodes is sorted and free of duplicates, and fails the test when it ever is not.
+func waitConverged(t *testing.T, key client.ObjectKey, size int32, timeout time.Duration) time.Duration {
+	t.Helper()
+	ctx := testContext(t)
+	start := time.Now()
+	var badNodes [][]string
+	NewWithT(t).Eventually(func() error {
+		mc, err := converged(ctx, key, size)
+		if mc != nil && !sortedUnique(mc.Status.Nodes) {
+			badNodes = append(badNodes, mc.Status.Nodes)
+		}
+		return err
+	}, timeout, poll).Should(Succeed(), "Memcached %s did not converge at size %d within %v", key, size, timeout)
+	if len(badNodes) > 0 {
+		t.Errorf("status.nodes of %s was not sorted and unique while converging: %v", key, badNodes)
+	}
+	return time.Since(start)
+}
+
+// sortedUnique reports whether names is strictly increasing (sorted, no duplicates).
+func sortedUnique(names []string) bool {
+	for i := 1; i < len(names); i++ {
+		if names[i-1] >= names[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// ms formats d in milliseconds for the test log.
+func ms(d time.Duration) string { return d.Round(time.Millisecond).String() }
+
+// metricsClient is the HTTPS client for the operator's metrics endpoint: the manager serves a
+// self-signed certificate, so verification is skipped; it never uses a proxy.
+var metricsClient = &http.Client{
+	Timeout: 10 * time.Second,
+	Transport: &http.Transport{
+		Proxy:           nil,
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // self-signed, loopback only
+	},
+}
+
+// scrapeMetrics GETs the operator's /metrics, with "Authorization: Bearer <token>" unless token is
+// empty, and returns the status code and body.
+func scrapeMetrics(token string) (int, string, error) {
+	req, err := http.NewRequest(http.MethodGet, suite.op.metricsURL, nil)
+	if err != nil {
+		return 0, "", err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := metricsClient.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body), err
+}
+
+// mustScrapeMetrics scrapes /metrics with token and fails the test unless it answers 200.
+func mustScrapeMetrics(t *testing.T, token string) string {
+	t.Helper()
+	code, body, err := scrapeMetrics(token)
+	if err != nil || code != http.StatusOK {
+		t.Fatalf("GET %s: status %d, error %v, body %.300q", suite.op.metricsURL, code, err, body)
+	}
+	return body
+}
+
+// metricSum returns the sum of the samples of metric name (Prometheus text format) whose labels
+// include every pair of want, and whether any sample matched.
+func metricSum(body, name string, want map[string]string) (float64, bool) {
+	var sum float64
+	found := false
+	for _, line := range strings.Split(body, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		sample, ok := parseSample(line)
+		if !ok || sample.name != name {
+			continue
+		}
+		match := true
+		for k, v := range want {
+			if sample.labels[k] != v {
+				match = false
+				break
+			}
+		}
+		if match {
+			sum += sample.value
+			found = true
+		}
+	}
+	return sum, found
+}
+
+// sample is one parsed line of the Prometheus text format.
+type sample struct {
+	name   string
+	labels map[string]string
+	value  float64
+}
+
+// parseSample parses `name{k="v",...} value [timestamp]` or `name value [timestamp]`.
+func parseSample(line string) (sample, bool) {
+	s := sample{labels: map[string]string{}}
+	i := strings.IndexAny(line, "{ ")
+	if i <= 0 {
+		return s, false
+	}
+	s.name, line = line[:i], line[i:]
+	if line[0] == '{' {
+		line = line[1:]
+		for {
+			line = strings.TrimLeft(line, " ,")
+			if strings.HasPrefix(line, "}") {
+				line = line[1:]
+				break
+			}
+			eq := strings.Index(line, `="`)
+			if eq <= 0 {
+				return s, false
+			}
+			key := line[:eq]
+			line = line[eq+2:]
+			var val strings.Builder
+			closed := false
+			for j := 0; j < len(line); j++ {
+				switch c := line[j]; {
+				case c == '\\' && j+1 < len(line):
+					j++
+					switch line[j] {
+					case 'n':
+						val.WriteByte('\n')
+					default:
+						val.WriteByte(line[j])
+					}
+				case c == '"':
+					line, closed = line[j+1:], true
+				default:
+					val.WriteByte(c)
+				}
+				if closed {
+					break
+				}
+			}
+			if !closed {
+				return s, false
+			}
+			s.labels[key] = val.String()
+		}
+	}
+	fields := strings.Fields(line)
+	if len(fields) == 0 {
+		return s, false
+	}
+	v, err := strconv.ParseFloat(fields[0], 64)
+	if err != nil {
+		return s, false
+	}
+	s.value = v
+	return s, true
+}
+
+// reconcileTotal returns controller_runtime_reconcile_total{controller="memcached"} summed over
+// results, or only for result when it is not empty.
+func reconcileTotal(t *testing.T, body, result string) float64 {
+	t.Helper()
+	want := map[string]string{"controller": "memcached"}
+	if result != "" {
+		want["result"] = result
+	}
+	v, ok := metricSum(body, "controller_runtime_reconcile_total", want)
+	if !ok {
+		t.Fatalf("no controller_runtime_reconcile_total sample with labels %v in the metrics", want)
+	}
+	return v
+}
+
+// createServiceAccount creates the ServiceAccount ns/name.
+func createServiceAccount(t *testing.T, ns, name string) {
+	t.Helper()
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	if err := suite.k8s.Create(testContext(t), sa); err != nil {
+		t.Fatalf("failed to create ServiceAccount %s/%s: %v", ns, name, err)
+	}
+}
+
+// serviceAccountToken returns a token of ServiceAccount ns/name from the TokenRequest API, as a user
+// gets it: `kubectl create token <name> -n <ns>`.
+func serviceAccountToken(t *testing.T, ns, name string) string {
+	t.Helper()
+	return strings.TrimSpace(kubectl(t, "create", "token", name, "-n", ns, "--duration=1h"))
+}
+
+// bindMetricsReader binds ServiceAccount ns/name to the metrics-reader ClusterRole with a
+// ClusterRoleBinding (deleted when t ends) and waits until the API server authorizes the
+// ServiceAccount to GET /metrics, so the operator's first SubjectAccessReview is already allowed
+// (it caches denials for 30 s).
+func bindMetricsReader(t *testing.T, ns, name string) {
+	t.Helper()
+	ctx := testContext(t)
+	crb := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-metrics-reader-", Labels: map[string]string{e2eLabel: "true"}},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: metricsReaderRole},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: name}},
+	}
+	if err := suite.k8s.Create(ctx, crb); err != nil {
+		t.Fatalf("failed to create ClusterRoleBinding to %s: %v", metricsReaderRole, err)
+	}
+	t.Cleanup(func() {
+		if err := suite.k8s.Delete(context.Background(), crb); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("failed to delete ClusterRoleBinding %s: %v", crb.Name, err)
+		}
+	})
+	user := "system:serviceaccount:" + ns + ":" + name
+	NewWithT(t).Eventually(func() (bool, error) {
+		return canGetMetrics(ctx, user, ns)
+	}, 30*time.Second, poll).Should(BeTrue(), "%s is not allowed to GET /metrics after the binding", user)
+}
+
+// canGetMetrics asks the API server (SubjectAccessReview) whether the ServiceAccount user of
+// namespace ns may GET the /metrics non-resource URL.
+func canGetMetrics(ctx context.Context, user, ns string) (bool, error) {
+	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+		User:                  user,
+		Groups:                []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
+		NonResourceAttributes: &authorizationv1.NonResourceAttributes{Path: "/metrics", Verb: "get"},
+	}}
+	if err := suite.k8s.Create(ctx, sar); err != nil {
+		return false, err
+	}
+	return sar.Status.Allowed, nil
+}
+
+// scraperToken creates ServiceAccount ns/metrics-scraper bound to metrics-reader and returns a
+// token of it that the operator's metrics endpoint accepts.
+func scraperToken(t *testing.T, ns string) string {
+	t.Helper()
+	createServiceAccount(t, ns, "metrics-scraper")
+	bindMetricsReader(t, ns, "metrics-scraper")
+	return serviceAccountToken(t, ns, "metrics-scraper")
+}
