@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -85,6 +86,9 @@ func apply[T client.Object](ctx context.Context, c client.Client, reader client.
 		if err == nil {
 			return o.desired, applyCreated, nil
 		}
+		if apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
+			return o.live, applyUnchanged, errNamespaceTerminating
+		}
 		if !apierrors.IsAlreadyExists(err) {
 			return o.live, applyUnchanged, fmt.Errorf("failed to create %s %s: %w", o.kind, key, err)
 		}
@@ -133,6 +137,10 @@ func deleteIfOwned(ctx context.Context, c client.Client, mc *cachev1alpha1.Memca
 	}
 	return true, nil
 }
+
+// errNamespaceTerminating reports that an object could not be created because its namespace is
+// being deleted: the instance is going away with it, so this is not a failure to report.
+var errNamespaceTerminating = errors.New("namespace is terminating")
 
 // isConflict reports whether err is (or wraps) a *ConflictError.
 func isConflict(err error) bool {

@@ -108,6 +108,11 @@ func (r *MemcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	}
 
 	obs := r.applyDesiredState(ctx, mc)
+	if obs.terminating {
+		// The namespace is being deleted and the Memcached with it: nothing to converge.
+		log.V(1).Info("Namespace is terminating; not recreating owned objects")
+		return ctrl.Result{}, nil
+	}
 	pods := &corev1.PodList{}
 	if err := r.List(ctx, pods, client.InNamespace(mc.Namespace), client.MatchingLabelsSelector{Selector: podSelector(mc)}); err != nil {
 		obs.err = errors.Join(obs.err, fmt.Errorf("failed to list Pods of Memcached %s: %w", req.NamespacedName, err))
@@ -153,6 +158,8 @@ func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1
 		switch {
 		case errors.As(err, &ce):
 			obs.conflicts = append(obs.conflicts, ce.Kind+" "+ce.Name)
+		case errors.Is(err, errNamespaceTerminating):
+			obs.terminating = true
 		case err != nil:
 			obs.err = errors.Join(obs.err, err)
 		case res != applyUnchanged:

@@ -464,11 +464,16 @@ func TestPauseAnnotation(t *testing.T) {
 // reconcileCount is controller_runtime_reconcile_total of the memcached controller, summed over
 // results, read from controller-runtime's metrics registry.
 func reconcileCount(g Gomega) float64 {
+	return metricValue(g, "controller_runtime_reconcile_total")
+}
+
+// metricValue sums a controller-runtime counter over the memcached controller's series.
+func metricValue(g Gomega, name string) float64 {
 	families, err := metrics.Registry.Gather()
 	g.Expect(err).NotTo(HaveOccurred())
 	total := 0.0
 	for _, f := range families {
-		if f.GetName() != "controller_runtime_reconcile_total" {
+		if f.GetName() != name {
 			continue
 		}
 		for _, m := range f.GetMetric() {
@@ -480,4 +485,28 @@ func reconcileCount(g Gomega) float64 {
 		}
 	}
 	return total
+}
+
+// In a namespace being deleted the operator does not fight the namespace controller: creates are
+// refused there, and that is neither an error nor a Degraded status (e2e found the log noise).
+func TestTerminatingNamespaceIsNotAnError(t *testing.T) {
+	g := NewWithT(t)
+	const ns, name = "t-terminating", "gone"
+	g.Expect(k8sClient.Create(testCtx, newMemcached(ns, name, 1))).To(Succeed())
+	g.Eventually(func() error { return k8sClient.Get(testCtx, key(ns, name), &appsv1.Deployment{}) }, timeout, interval).Should(Succeed())
+
+	// envtest has no namespace controller: the namespace stays Terminating and keeps its objects.
+	g.Expect(k8sClient.Delete(testCtx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+	errorsBefore := reconcileErrors(g)
+	g.Expect(k8sClient.Delete(testCtx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}})).To(Succeed())
+	g.Consistently(func(g Gomega) {
+		g.Expect(apierrors.IsNotFound(k8sClient.Get(testCtx, key(ns, name), &appsv1.Deployment{}))).To(BeTrue())
+		g.Expect(conditionOf(getMemcached(g, ns, name), cachev1alpha1.ConditionDegraded).Status).NotTo(Equal(metav1.ConditionTrue))
+		g.Expect(reconcileErrors(g)).To(Equal(errorsBefore), "no reconcile errors")
+	}, 2*time.Second, 200*time.Millisecond).Should(Succeed())
+}
+
+// reconcileErrors is controller_runtime_reconcile_errors_total of the memcached controller.
+func reconcileErrors(g Gomega) float64 {
+	return metricValue(g, "controller_runtime_reconcile_errors_total")
 }

@@ -57,6 +57,8 @@ type observed struct {
 	err error
 	// invalid is why the spec cannot be applied (validateSpec); nothing was written.
 	invalid error
+	// terminating is set when the namespace is being deleted (creates are refused).
+	terminating bool
 }
 
 // computeStatus returns mc's status for what obs saw. It is pure: conditions keep their
