@@ -7,7 +7,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-tar -C "$root" --exclude=./bin --exclude=./.cluster --exclude=./.git -cf - . | tar -C "$tmp" -xf -
+# The sources as git sees them (tracked and new files, nothing ignored: no bin/, no cluster state).
+(cd "$root" && git ls-files -z --cached --others --exclude-standard | xargs -0 tar --ignore-failed-read -cf - 2>/dev/null) | tar -C "$tmp" -xf -
 make -C "$tmp" --no-print-directory bundle LOCALBIN="$root/bin" >"$tmp/.bundle.log" 2>&1 || { cat "$tmp/.bundle.log"; exit 1; }
 strip() { grep -v '^    createdAt: ' "$1"; }
 status=0

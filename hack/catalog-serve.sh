@@ -45,10 +45,10 @@ export CLUSTER_DIR
 export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}"
 
 usage() { echo "usage: catalog-serve.sh start|stop|status [CATALOG_DIR]   (env CATALOG_PORT, CATALOG_MAX_VERSION, CATALOG_SOURCE, CATALOG_NAMESPACE)" >&2; exit 2; }
-[ $# -ge 1 ] && [ $# -le 2 ] || usage
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then usage; fi
 action=$1
 catalog_dir=${2:-$root/catalog}
-case $action in start|stop|status) ;; -h|--help) sed -n '2,33p' "$0"; exit 0 ;; *) usage ;; esac
+case $action in start|stop|status) ;; -h|--help) sed -n '2,32p' "$0"; exit 0 ;; *) usage ;; esac
 [[ "$CATALOG_PORT" =~ ^[0-9]+$ ]] || { echo "catalog-serve: CATALOG_PORT must be a port number" >&2; exit 2; }
 
 kubeconfig=$CLUSTER_DIR/kubeconfig
@@ -109,9 +109,11 @@ catsrc_field() { # catsrc_field JSONPATH
   k -n "$CATALOG_NAMESPACE" get catalogsource "$CATALOG_SOURCE" -o jsonpath="$1" 2>/dev/null || true
 }
 
-mkdir -p "$logs" "$pids" "$state"
-exec 9>"$state/.lock"
-flock -w 900 9 || die "timed out waiting for another catalog-serve.sh"
+# The lock lives in pids/, which hack/cluster-down.sh --purge removes with the rest of the state.
+if [ -d "$pids" ]; then
+  exec 9>>"$pids/.catalog-serve.lock"
+  flock -w 900 9 || die "timed out waiting for another catalog-serve.sh"
+fi
 
 case $action in
 # ------------------------------------------------------------------------------------------ stop
@@ -125,7 +127,7 @@ stop)
   else
     step "the cluster of $CLUSTER_DIR is not up: CatalogSource $CATALOG_NAMESPACE/$CATALOG_SOURCE left as it is"
   fi
-  find "$state" -mindepth 1 -maxdepth 1 -not -name .lock -exec rm -rf {} +
+  rm -rf "$state"
   step "catalog-serve stopped"
   ;;
 
@@ -148,10 +150,12 @@ start)
   cluster_up || die "the cluster of $CLUSTER_DIR does not answer: start it with 'make cluster-up', then hack/olm-up.sh"
   k get crd catalogsources.operators.coreos.com >/dev/null 2>&1 || die "OLM is not installed on the cluster of $CLUSTER_DIR: run hack/olm-up.sh"
   catalog_pid=$(cat "$pids/catalog.pid" 2>/dev/null || true)
-  [[ "$catalog_pid" =~ ^[0-9]+$ ]] && kill -0 "$catalog_pid" 2>/dev/null ||
+  if ! [[ "$catalog_pid" =~ ^[0-9]+$ ]] || ! kill -0 "$catalog_pid" 2>/dev/null; then
     die "OLM's catalog operator is not running (no live $pids/catalog.pid): run hack/olm-up.sh"
+  fi
   command -v ss >/dev/null || die "ss is required (apt-get install iproute2)"
 
+  mkdir -p "$logs" "$pids" "$state"
   step "building opm and catalog-tool if needed"
   "$root/hack/build-olm-tools.sh" opm
   (cd "$root/hack/catalog" && go build -o "$catalog_tool" .) || die "building hack/catalog failed"

@@ -8,9 +8,10 @@
 # --purge (or PURGE=1), the local `operator-sdk olm uninstall`: while the operators still run (the
 # olm operator finalizes CSVs), deletes OLM's CRDs -- and with them every Subscription, InstallPlan,
 # CatalogSource, CSV (so the operators OLM installed), OperatorGroup and OperatorCondition -- the
-# namespaces olm and operators, the ClusterRoles olm-up.sh created and the ones OLM generated for
-# OperatorGroups; then stops the operators and deletes $CLUSTER_DIR/olm (the catalog operator's
-# certificate). A hack/catalog-serve.sh server is not stopped (hack/catalog-serve.sh stop).
+# namespaces olm and operators, the ClusterRoles olm-up.sh created and the cluster-scoped RBAC OLM
+# made for OperatorGroups and CSVs; then stops the operators and deletes $CLUSTER_DIR/olm (the
+# catalog operator's certificate). The CRDs of operators that OLM installed stay (`make uninstall`
+# removes the project's). A hack/catalog-serve.sh server is not stopped (hack/catalog-serve.sh stop).
 #
 # Environment (defaults): CLUSTER_DIR=<repo>/.cluster   LOCALBIN=<repo>/bin   GRACE=10
 #   PURGE_TIMEOUT=120 (seconds to wait for the deletions)
@@ -25,7 +26,7 @@ PURGE_TIMEOUT=${PURGE_TIMEOUT:-120}
 for arg in "$@"; do
   case $arg in
     --purge) PURGE=1 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "olm-down.sh: unknown argument $arg (usage: olm-down.sh [--purge])" >&2; exit 2 ;;
   esac
 done
@@ -101,8 +102,8 @@ stop_group() { # stop_group NAME... : SIGTERM them together, wait, SIGKILL lefto
   done
 }
 
-if [ -d "$CLUSTER_DIR" ]; then
-  exec 9>>"$CLUSTER_DIR/.olm.lock"
+if [ -d "$pids" ]; then
+  exec 9>>"$pids/.olm.lock"
   flock -w 900 9 || { echo "olm-down: timed out waiting for another olm-up.sh/olm-down.sh" >&2; exit 1; }
 fi
 
@@ -126,13 +127,20 @@ purge() {
     k wait --for=delete crd "${crds[@]}" --timeout="${PURGE_TIMEOUT}s" >/dev/null || { echo "olm-down: OLM's CRDs were not deleted" >&2; return 1; }
   fi
   step "deleted OLM's CRDs"
-  # ClusterRoles OLM generated for OperatorGroups (olm.og.<group>.<admin|edit|view>-<hash>, labelled
-  # olm.owner.kind=OperatorGroup) and for CSVs' clusterPermissions (olm.owner.kind=
-  # ClusterServiceVersion) are not garbage-collected: a cluster-scoped object cannot be owned by a
-  # namespaced one. OLM deletes them when it deletes their owner, which the CRD deletion bypasses.
-  k delete clusterrole,clusterrolebinding --ignore-not-found -l 'olm.owner.kind in (OperatorGroup,ClusterServiceVersion)' >/dev/null
+  # Cluster-scoped objects OLM made for namespaced owners are not garbage-collected (a cluster-scoped
+  # object cannot have a namespaced owner); they carry the label olm.owner=<owner>:
+  #   - olm.og.<group>.<admin|edit|view>-<hash>: the ClusterRoles of each OperatorGroup;
+  #   - <csv>-<hash>: the ClusterRoles/-Bindings of a CSV's clusterPermissions (and, in
+  #     AllNamespaces mode, of its permissions); OLM deletes these itself when a CSV is deleted
+  #     while it runs;
+  #   - the bundle's own cluster-scoped objects (here the editor/viewer/metrics-reader ClusterRoles),
+  #     which OLM never deletes.
+  # An installed operator's CRDs stay (deleting them would delete every custom resource), and so
+  # do the <crd>-<version>-<admin|edit|view|crdview> ClusterRoles that OLM made for them (owned by
+  # the CRD, garbage-collected with it).
+  k delete clusterrole,clusterrolebinding --ignore-not-found -l olm.owner >/dev/null
   k delete clusterrole --ignore-not-found aggregate-olm-edit aggregate-olm-view >/dev/null
-  step "deleted the ClusterRoles/-Bindings OLM generated and aggregate-olm-edit/-view"
+  step "deleted the ClusterRoles/-Bindings labelled olm.owner (OLM's, for OperatorGroups and CSVs) and aggregate-olm-edit/-view"
   k delete namespace --ignore-not-found --wait=false olm operators >/dev/null
   k wait --for=delete namespace olm operators --timeout="${PURGE_TIMEOUT}s" >/dev/null 2>&1 ||
     step "WARNING: namespaces olm/operators are still terminating after ${PURGE_TIMEOUT}s"

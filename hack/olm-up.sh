@@ -75,7 +75,7 @@ on_exit() {
     tail -n 30 "$logs/$failing.log" >&2
     echo "----" >&2
   fi
-  echo "olm-up: FAILED after $(elapsed)s (stop what was started with hack/olm-down.sh)" >&2
+  echo "olm-up: FAILED after $(elapsed)s${failing:+ (hack/olm-down.sh stops what was started)}" >&2
 }
 trap on_exit EXIT
 
@@ -99,7 +99,7 @@ command -v ss >/dev/null || die "ss is required (apt-get install iproute2)"
 command -v openssl >/dev/null || die "openssl is required (apt-get install openssl)"
 
 mkdir -p "$logs" "$pids" "$olmdir"
-exec 9>"$CLUSTER_DIR/.olm.lock"
+exec 9>>"$pids/.olm.lock" # in pids/: hack/cluster-down.sh --purge removes it with the rest
 if ! flock -n 9; then
   step "another olm-up.sh/olm-down.sh is running for $CLUSTER_DIR: waiting for it"
   flock -w 900 9 || die "timed out waiting for the other olm-up.sh/olm-down.sh"
@@ -299,7 +299,7 @@ failing=""
 # Every listener of the two operators, to show what is open (ss shows *:PORT for all interfaces).
 for name in olm catalog; do
   pid=$(cat "$pids/$name.pid")
-  listen=$(ss -Hltnp 2>/dev/null | grep "pid=$pid," | awk '{print $4}' | sort -u | tr '\n' ' ')
+  listen=$(ss -Hltnp 2>/dev/null | { grep "pid=$pid," || true; } | awk '{print $4}' | sort -u | tr '\n' ' ')
   step "$name (pid $pid) listens on: ${listen:-nothing}"
 done
 
