@@ -7,7 +7,8 @@
 #   scorecard-test  the scorecard test program of the same operator-sdk version
 #   opm             OPM_VERSION (v1.74.0), from the tools module hack/tools/opm
 #   olm, catalog    OLM_VERSION (v0.46.0): OLM's olm and catalog operators, built in a writable copy
-#                   of the module source (the module cannot be `go install`ed)
+#                   of the module source (the module cannot be `go install`ed), patched to bind
+#                   their health listener to 127.0.0.1
 # The proxy refuses version lists for github.com/operator-framework/*, so every version is exact.
 # Cold builds take 5-20 minutes each on 2 cores; warm ones seconds.
 set -euo pipefail
@@ -36,6 +37,10 @@ olm_source() {
     rm -rf "$dst" && mkdir -p "$(dirname "$dst")" && cp -r "$src" "$dst" && chmod -R u+w "$dst"
     touch "$dst/.complete"
   fi
+  # OLM's health/metrics listener is hard-coded to ":8080" (":8443" with TLS) on all interfaces;
+  # the local operators must listen on loopback only.
+  sed -i 's#return ":8443"#return "127.0.0.1:8443"#; s#return ":8080"#return "127.0.0.1:8080"#' "$dst/pkg/lib/server/server.go"
+  grep -q 'return "127.0.0.1:8080"' "$dst/pkg/lib/server/server.go" || { echo "could not patch OLM's listen address" >&2; exit 1; }
   echo "$dst"
 }
 
@@ -55,7 +60,7 @@ for t in "$@"; do
         "$root" "$OPM_VERSION" ;;
     olm|catalog)
       src=$(olm_source)
-      "$build" "$t" "$OLM_VERSION" -- bash -c 'cd "$0" && go build -ldflags "-s -w" -o "$OUT" "./cmd/$1"' "$src" "$t" ;;
+      "$build" "$t" "$OLM_VERSION+loopback" -- bash -c 'cd "$0" && go build -ldflags "-s -w" -o "$OUT" "./cmd/$1"' "$src" "$t" ;;
     *) echo "build-olm-tools.sh: unknown tool $t" >&2; exit 2 ;;
   esac
 done

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # cluster-down.sh [--purge]
 #
-# Stops the local cluster started by hack/cluster-up.sh: only the processes whose PIDs it
-# recorded in $CLUSTER_DIR/pids (and only while a PID still runs the binary it was recorded for),
+# Stops the local cluster started by hack/cluster-up.sh, and what the demo, OLM and catalog scripts
+# run on it: only the processes whose PIDs they recorded in $CLUSTER_DIR/pids (and only while a PID still runs the binary it was recorded for),
 # with SIGTERM, then SIGKILL after GRACE seconds (default 10). Order: kwok, scheduler and
 # controller-manager first, then kube-apiserver, then etcd. Safe to run when nothing is up.
 # --purge (or PURGE=1) also deletes the state in $CLUSTER_DIR (certificates, etcd data, logs,
@@ -85,6 +85,10 @@ stop_group() { # stop_group NAME... : SIGTERM them together, wait, SIGKILL lefto
 }
 
 if [ -d "$pids" ]; then
+  # What runs on top of the cluster first: the demo operator and the OLM runner (make demo,
+  # make demo-olm), the catalog server and OLM's operators (make catalog-serve, make olm-up).
+  stop_group olm-runner manager
+  stop_group opm olm catalog
   stop_group kwok kube-scheduler kube-controller-manager
   stop_group kube-apiserver
   stop_group etcd

@@ -26,12 +26,13 @@
 #     runs nothing (run the operator itself locally).
 #
 # Listeners: OLM hard-codes its health/metrics/pprof listener to ":8080" (plain HTTP) or ":8443"
-# (when --tls-cert/--tls-key are given), on every interface; no flag changes the address
-# (pkg/lib/server/server.go, getAddress). Both operators would take :8080, so `catalog` gets a
-# self-signed certificate ($CLUSTER_DIR/olm/tls.{crt,key}) and listens on :8443; `olm` listens on
-# :8080. A port that is already taken is only logged by OLM (the operator still works): the health
-# check then relies on the operator's log alone. Nothing else is opened (the controller-runtime
-# metrics server of `olm` is disabled in its source).
+# (when --tls-cert/--tls-key are given); no flag changes the address (pkg/lib/server/server.go,
+# getAddress). hack/build-olm-tools.sh patches it to 127.0.0.1 in our build. Both operators would
+# take 8080, so `catalog` gets a self-signed certificate ($CLUSTER_DIR/olm/tls.{crt,key}) and
+# listens on 127.0.0.1:8443; `olm` listens on 127.0.0.1:8080. A port that is already taken is only
+# logged by OLM (the operator still works): the health check then relies on the operator's log
+# alone. Nothing else is opened (the controller-runtime metrics server of `olm` is disabled in its
+# source).
 #
 # Environment (defaults):
 #   CLUSTER_DIR=<repo>/.cluster   LOCALBIN=<repo>/bin   OLM_VERSION=v0.46.0
