@@ -3,7 +3,7 @@
 # skip tools already built at the pinned version (hack/build-tool.sh).
 
 # VERSION is the operator version of the bundle and the image tags.
-VERSION ?= 0.2.0
+VERSION ?= 0.2.1
 # IMAGE_TAG_BASE is the image repository of the operator and its bundle/catalog images.
 IMAGE_TAG_BASE ?= registry.example.com/memcached-operator
 IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
@@ -94,7 +94,7 @@ test-olm: cluster-up build ## Prove install from our catalog under real OLM in a
 	hack/build-release.sh 0.1.0
 	hack/olm-up.sh
 	hack/catalog-serve.sh start
-	KUBECONFIG="$(LOCAL_KUBECONFIG)" OLM_BINARIES="v0.1.0=$(LOCALBIN)/manager-v0.1.0,v$(VERSION)=$(LOCALBIN)/manager" \
+	KUBECONFIG="$(LOCAL_KUBECONFIG)" OLM_HEAD_VERSION=$(VERSION) OLM_BINARIES="v0.1.0=$(LOCALBIN)/manager-v0.1.0,v$(VERSION)=$(LOCALBIN)/manager" \
 		go test -tags olm ./test/olm/ -v -count=1 -timeout 30m
 
 .PHONY: test-e2e

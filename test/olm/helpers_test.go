@@ -69,6 +69,8 @@ var (
 	cfg        *rest.Config
 	k8s        client.Client
 	binaries   map[string]string // image tag -> local manager binary
+	// headVersion is the image tag of the current release, the head of every channel (OLM_HEAD_VERSION).
+	headVersion string
 	artifacts  string
 	repoRoot   string
 	suiteStart = time.Now()
@@ -89,10 +91,11 @@ func setup() error {
 	if repoRoot, err = filepath.Abs("../.."); err != nil {
 		return err
 	}
-	kubeconfig := os.Getenv("KUBECONFIG")
+	kubeconfig := fromRoot(os.Getenv("KUBECONFIG"))
 	if kubeconfig == "" {
 		return fmt.Errorf("KUBECONFIG must point at the local cluster with OLM (make test-olm sets it)")
 	}
+	os.Setenv("KUBECONFIG", kubeconfig)
 	if cfg, err = clientcmd.BuildConfigFromFlags("", kubeconfig); err != nil {
 		return err
 	}
@@ -113,6 +116,7 @@ func setup() error {
 		if !ok {
 			continue
 		}
+		path = fromRoot(path)
 		if _, err := os.Stat(path); err != nil {
 			return fmt.Errorf("OLM_BINARIES: %s: %w", tag, err)
 		}
@@ -121,12 +125,24 @@ func setup() error {
 	if len(binaries) == 0 {
 		return fmt.Errorf("OLM_BINARIES is empty (make test-olm sets it)")
 	}
+	headVersion = "v" + strings.TrimPrefix(os.Getenv("OLM_HEAD_VERSION"), "v")
+	if _, ok := binaries[headVersion]; !ok {
+		return fmt.Errorf("OLM_HEAD_VERSION %q has no binary in OLM_BINARIES", headVersion)
+	}
 	artifacts = os.Getenv("OLM_ARTIFACTS")
 	if artifacts == "" {
 		artifacts, _ = os.MkdirTemp("", "memcached-olm-")
 	}
 	fmt.Printf("OLM suite artifacts (operator logs): %s\n", artifacts)
 	return nil
+}
+
+// fromRoot resolves a relative path against the repository root (go test runs in test/olm).
+func fromRoot(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(repoRoot, p)
 }
 
 // step logs a step's duration.
@@ -295,8 +311,26 @@ func forbiddenLines(t *testing.T, r *runner.Runner) []string {
 	if err != nil {
 		t.Fatalf("read operator log: %v", err)
 	}
+	return forbidden(string(raw))
+}
+
+// forbiddenLinesSinceStart is forbiddenLines for the log of the process the runner started last.
+func forbiddenLinesSinceStart(t *testing.T, r *runner.Runner) []string {
+	t.Helper()
+	raw, err := os.ReadFile(r.Log())
+	if err != nil {
+		t.Fatalf("read operator log: %v", err)
+	}
+	log := string(raw)
+	if i := strings.LastIndex(log, "=== runner:"); i >= 0 {
+		log = log[i:]
+	}
+	return forbidden(log)
+}
+
+func forbidden(log string) []string {
 	var out []string
-	for _, l := range strings.Split(string(raw), "\n") {
+	for _, l := range strings.Split(log, "\n") {
 		if strings.Contains(strings.ToLower(l), "forbidden") {
 			out = append(out, l)
 		}

@@ -21,6 +21,7 @@ package olm
 import (
 	"context"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -39,9 +40,10 @@ import (
 )
 
 const (
-	fromCSV = "memcached-operator.v0.1.0"
-	toCSV   = "memcached-operator.v0.2.0"
-	upNS    = "olm-upgrade"
+	// fromVersion is the first release; the upgrade goes from it to the head of stable (headVersion).
+	fromVersion = "v0.1.0"
+	fromCSV     = packageName + "." + fromVersion
+	upNS        = "olm-upgrade"
 )
 
 // podsOf returns "name/uid/pod-template-hash" of the pods of a Memcached, sorted.
@@ -65,14 +67,16 @@ func upgradeable(g Gomega, ns, csv string) *metav1.Condition {
 }
 
 // Upgrade by a channel bump: 0.1.0 is installed from a catalog whose stable head is 0.1.0; then the
-// served catalog's stable head moves to 0.2.0. While a Memcached is mid-rollout the 0.1.0 operator
+// served catalog's stable head moves to the current release (headVersion, reachable from 0.1.0
+// through its skipRange). While a Memcached is mid-rollout the 0.1.0 operator
 // reports Upgradeable=False and OLM holds the upgrade; once it clears, OLM installs 0.2.0, removes
-// 0.1.0, the runner runs the 0.2.0 binary, memcached pods are not restarted (0.2.0 does not change
-// their template) and the Memcacheds stay Available throughout.
+// 0.1.0, the runner runs the new binary, memcached pods are not restarted (no release since 0.1.0
+// changes their template) and the Memcacheds stay Available throughout.
 func TestUpgradeByChannelBump(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	serveCatalog(t, "0.1.0")
+	toCSV := packageName + "." + headVersion
+	serveCatalog(t, strings.TrimPrefix(fromVersion, "v"))
 	t.Cleanup(func() { serveCatalog(t, "") })
 
 	createNamespace(t, g, upNS)
@@ -87,7 +91,7 @@ func TestUpgradeByChannelBump(t *testing.T) {
 		deleteNamespaces(t, g, upNS)
 	})
 	r := startRunner(t, g, upNS, csv)
-	g.Expect(r.Image()).To(HaveSuffix(":v0.1.0"))
+	g.Expect(r.Image()).To(HaveSuffix(":" + fromVersion))
 
 	for _, name := range []string{"cache-a", "cache-b"} {
 		newMemcached(t, g, upNS, name, 2)
@@ -111,6 +115,16 @@ func TestUpgradeByChannelBump(t *testing.T) {
 		g.Expect(c).NotTo(BeNil())
 		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
 		g.Expect(c.Message).To(ContainSubstring(upNS + "/stuck"))
+	}, 30*time.Second, 250*time.Millisecond).Should(Succeed())
+	// OLM reads the condition from the OperatorCondition's status, which its operatorcondition
+	// controller copies from spec with the current generation.
+	g.Eventually(func(g Gomega) {
+		oc := &operatorsv2.OperatorCondition{}
+		g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: upNS, Name: fromCSV}, oc)).To(Succeed())
+		c := meta.FindStatusCondition(oc.Status.Conditions, operatorsv2.Upgradeable)
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(c.ObservedGeneration).To(Equal(oc.Generation))
 	}, 30*time.Second, 250*time.Millisecond).Should(Succeed())
 	step(t, "operator reports Upgradeable=False while olm-upgrade/stuck rolls out", start)
 
@@ -144,20 +158,24 @@ func TestUpgradeByChannelBump(t *testing.T) {
 	// The stable head moves to 0.2.0; OLM must hold the upgrade while Upgradeable is False.
 	start = time.Now()
 	serveCatalog(t, "")
-	step(t, "catalog now serves 0.2.0 as the stable head", start)
+	step(t, "catalog now serves "+headVersion+" as the stable head", start)
+	// OLM creates the new CSV and marks the old one Replacing, but keeps the new one Pending
+	// (reason OperatorConditionNotUpgradeable) and the old Deployment running.
+	g.Eventually(func(g Gomega) {
+		next := &operatorsv1alpha1.ClusterServiceVersion{}
+		g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: upNS, Name: toCSV}, next)).To(Succeed())
+		g.Expect(next.Status.Reason).To(Equal(operatorsv1alpha1.CSVReasonOperatorConditionNotUpgradeable))
+	}, 60*time.Second, 250*time.Millisecond).Should(Succeed())
+	step(t, "CSV "+toCSV+" Pending: OperatorConditionNotUpgradeable", start)
 	g.Consistently(func(g Gomega) {
 		old := &operatorsv1alpha1.ClusterServiceVersion{}
 		g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: upNS, Name: fromCSV}, old)).To(Succeed())
-		g.Expect(old.Status.Phase).To(Equal(operatorsv1alpha1.CSVPhaseSucceeded))
+		g.Expect(old.Status.Phase).To(BeElementOf(operatorsv1alpha1.CSVPhaseSucceeded, operatorsv1alpha1.CSVPhaseReplacing))
 		next := &operatorsv1alpha1.ClusterServiceVersion{}
-		err := k8s.Get(ctx, client.ObjectKey{Namespace: upNS, Name: toCSV}, next)
-		if err == nil {
-			g.Expect(next.Status.Phase).NotTo(Equal(operatorsv1alpha1.CSVPhaseSucceeded), "0.2.0 installed while Upgradeable=False")
-		} else {
-			g.Expect(apierrors.IsNotFound(err)).To(BeTrue())
-		}
-		g.Expect(r.Image()).To(HaveSuffix(":v0.1.0"))
-	}, 25*time.Second, time.Second).Should(Succeed())
+		g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: upNS, Name: toCSV}, next)).To(Succeed())
+		g.Expect(next.Status.Phase).To(Equal(operatorsv1alpha1.CSVPhasePending), "the new CSV is held")
+		g.Expect(r.Image()).To(HaveSuffix(":" + fromVersion))
+	}, 15*time.Second, time.Second).Should(Succeed())
 	step(t, "OLM held the upgrade while Upgradeable=False", start)
 
 	// The stuck instance goes away: Upgradeable turns True and OLM upgrades.
@@ -170,18 +188,18 @@ func TestUpgradeByChannelBump(t *testing.T) {
 		g.Expect(sub.Status.InstallPlanRef).NotTo(BeNil())
 		ip := &operatorsv1alpha1.InstallPlan{}
 		g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: upNS, Name: sub.Status.InstallPlanRef.Name}, ip)).To(Succeed())
-		g.Expect(ip.Spec.ClusterServiceVersionNames).To(ContainElement(toCSV), "a new InstallPlan for 0.2.0")
+		g.Expect(ip.Spec.ClusterServiceVersionNames).To(ContainElement(toCSV), "a new InstallPlan for the head")
 		g.Expect(ip.Status.Phase).To(Equal(operatorsv1alpha1.InstallPlanPhaseComplete))
 	}, 120*time.Second, 250*time.Millisecond).Should(Succeed())
 	waitCSV(t, g, upNS, toCSV)
-	step(t, "CSV 0.2.0 Succeeded after Upgradeable cleared", start)
+	step(t, "CSV "+toCSV+" Succeeded after Upgradeable cleared", start)
 	g.Eventually(func() bool {
 		return apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKey{Namespace: upNS, Name: fromCSV}, &operatorsv1alpha1.ClusterServiceVersion{}))
 	}, 60*time.Second, 250*time.Millisecond).Should(BeTrue(), "CSV 0.1.0 removed")
-	step(t, "CSV 0.1.0 gone", start)
-	g.Eventually(r.Image, 30*time.Second, 100*time.Millisecond).Should(HaveSuffix(":v0.2.0"), "runner follows the upgraded Deployment")
+	step(t, "CSV "+fromCSV+" gone", start)
+	g.Eventually(r.Image, 30*time.Second, 100*time.Millisecond).Should(HaveSuffix(":"+headVersion), "runner follows the upgraded Deployment")
 	waitReady(t, g, r)
-	step(t, "runner runs the 0.2.0 operator", start)
+	step(t, "runner runs the "+headVersion+" operator", start)
 
 	// Let the new operator reconcile everything, then compare.
 	time.Sleep(3 * time.Second)
@@ -194,6 +212,16 @@ func TestUpgradeByChannelBump(t *testing.T) {
 	mu.Lock()
 	g.Expect(unavailable).To(BeEmpty(), "Memcacheds stayed Available throughout the upgrade")
 	mu.Unlock()
-	g.Expect(forbiddenLines(t, r)).To(BeEmpty(), "operator log %s", r.Log())
-	g.Expect(upgradeable(g, upNS, toCSV)).NotTo(BeNil(), "0.2.0 reports Upgradeable too")
+	// The new operator leads once 0.1.0's lease expires (0.1.0 did not release it on shutdown;
+	// later releases do) and then reports Upgradeable on its own OperatorCondition.
+	start = time.Now()
+	g.Eventually(func(g Gomega) {
+		c := upgradeable(g, upNS, toCSV)
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
+	}, 45*time.Second, 250*time.Millisecond).Should(Succeed(), "the new version reports Upgradeable=True")
+	step(t, "the new operator leads and reports Upgradeable=True", start)
+	// 0.1.0 lacked RBAC for the core Event leader election records (fixed in 0.2.1): only the
+	// upgraded operator's log must be free of "forbidden".
+	g.Expect(forbiddenLinesSinceStart(t, r)).To(BeEmpty(), "operator log %s", r.Log())
 }
