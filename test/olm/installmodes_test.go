@@ -20,6 +20,8 @@ package olm
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,18 +59,32 @@ func TestInstallModes(t *testing.T) {
 		t.Run(string(tc.mode), func(t *testing.T) {
 			g := NewWithT(t)
 			start := time.Now()
+			allNS := "olm-all-target"
 			var created []string
 			for _, ns := range append(append([]string{tc.operatorNS}, tc.targets...), tc.outside) {
 				if ns != "" && ns != "operators" {
-					createNamespace(t, g, ns)
 					created = append(created, ns)
 				}
 			}
-			allNS := "olm-all-target"
 			if tc.targets == nil {
-				createNamespace(t, g, allNS)
 				created = append(created, allNS)
-			} else {
+			}
+			slices.Sort(created)
+			created = slices.Compact(created) // OwnNamespace: the operator's namespace is the target
+			// Start clean even after an interrupted run, and clean up whatever happens.
+			cleanup := func(g Gomega) {
+				_ = k8s.Delete(context.Background(), &cachev1alpha1.Memcached{ObjectMeta: metav1.ObjectMeta{Namespace: "operators", Name: "cache"}})
+				if tc.operatorNS == "operators" {
+					uninstallAll(t, g, "operators")
+				}
+				deleteNamespaces(t, g, created...)
+			}
+			cleanup(g)
+			t.Cleanup(func() { cleanup(NewWithT(t)) })
+			for _, ns := range created {
+				createNamespace(t, g, ns)
+			}
+			if tc.targets != nil {
 				og := &operatorsv1.OperatorGroup{
 					ObjectMeta: metav1.ObjectMeta{Name: "memcached", Namespace: tc.operatorNS},
 					Spec:       operatorsv1.OperatorGroupSpec{TargetNamespaces: tc.targets},
@@ -76,7 +92,6 @@ func TestInstallModes(t *testing.T) {
 				g.Expect(k8s.Create(context.Background(), og)).To(Succeed())
 			}
 			csv := subscribe(t, g, tc.operatorNS, "stable", "")
-			t.Cleanup(func() { uninstall(t, NewWithT(t), tc.operatorNS, csv.Name) })
 
 			r := startRunner(t, g, tc.operatorNS, csv)
 
@@ -104,12 +119,9 @@ func TestInstallModes(t *testing.T) {
 			g.Expect(forbiddenLines(t, r)).To(BeEmpty(), "operator log %s", r.Log())
 			step(t, string(tc.mode)+" proven", start)
 
-			// Deleting the namespaces (the operator's own included for OwnNamespace) never gets stuck.
-			if tc.targets == nil {
-				_ = k8s.Delete(context.Background(), &cachev1alpha1.Memcached{ObjectMeta: metav1.ObjectMeta{Namespace: "operators", Name: "cache"}})
-			}
+			// Deleting the namespaces (the operator's own included for OwnNamespace) never gets stuck
+			// (the cleanup asserts it within 180 s).
 			uninstall(t, g, tc.operatorNS, csv.Name)
-			deleteNamespaces(t, g, created...)
 		})
 	}
 }
@@ -126,4 +138,17 @@ func uninstall(t *testing.T, g Gomega, ns, csv string) {
 	g.Eventually(func() bool {
 		return apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: csv}, &operatorsv1alpha1.ClusterServiceVersion{}))
 	}, 60*time.Second, 250*time.Millisecond).Should(BeTrue(), "CSV %s/%s removed", ns, csv)
+}
+
+// uninstallAll deletes every Subscription and CSV of our package in ns (a previous run's leftovers).
+func uninstallAll(t *testing.T, g Gomega, ns string) {
+	t.Helper()
+	csvs := &operatorsv1alpha1.ClusterServiceVersionList{}
+	g.Expect(k8s.List(context.Background(), csvs, client.InNamespace(ns))).To(Succeed())
+	for _, c := range csvs.Items {
+		if strings.HasPrefix(c.Name, packageName+".") && c.Status.Reason != operatorsv1alpha1.CSVReasonCopied {
+			uninstall(t, g, ns, c.Name)
+		}
+	}
+	_ = k8s.Delete(context.Background(), &operatorsv1alpha1.Subscription{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: packageName}})
 }

@@ -79,6 +79,7 @@ func TestUpgradeByChannelBump(t *testing.T) {
 	serveCatalog(t, strings.TrimPrefix(fromVersion, "v"))
 	t.Cleanup(func() { serveCatalog(t, "") })
 
+	deleteNamespaces(t, g, upNS) // leftovers of an interrupted run
 	createNamespace(t, g, upNS)
 	og := &operatorsv1.OperatorGroup{ObjectMeta: metav1.ObjectMeta{Name: "memcached", Namespace: upNS},
 		Spec: operatorsv1.OperatorGroupSpec{TargetNamespaces: []string{upNS}}}
