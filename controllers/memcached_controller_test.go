@@ -510,3 +510,38 @@ func TestTerminatingNamespaceIsNotAnError(t *testing.T) {
 func reconcileErrors(g Gomega) float64 {
 	return metricValue(g, "controller_runtime_reconcile_errors_total")
 }
+
+// Converging a new instance costs one create per owned object and a status patch or two, with no
+// spec writes and no 409 conflicts; each later pod change costs at most one status patch.
+func TestConvergenceCost(t *testing.T) {
+	g := NewWithT(t)
+	const ns, name = "t-cost", "c1"
+	g.Expect(k8sClient.Create(testCtx, newMemcached(ns, name, 3))).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		mc := getMemcached(g, ns, name)
+		g.Expect(mc.Status.ObservedGeneration).To(Equal(mc.Generation))
+		for _, obj := range []client.Object{&appsv1.Deployment{}, &corev1.Service{}, &policyv1.PodDisruptionBudget{}} {
+			g.Expect(k8sClient.Get(testCtx, key(ns, name), obj)).To(Succeed())
+		}
+	}, timeout, interval).Should(Succeed())
+	time.Sleep(time.Second) // the reconciles the creates and the status patch trigger
+	created := writesIn(ns)
+	t.Logf("writes to create the instance: %v", created)
+	g.Expect(created["create"]).To(Equal(3), "one create per owned object")
+	g.Expect(created["status-patch"]).To(BeNumerically("<=", 2))
+	g.Expect(created["patch"] + created["update"] + created["delete"] + created["status-update"]).To(BeZero())
+	g.Expect(created["conflict"]).To(BeZero())
+
+	simulateRollout(t, g, ns, name, 3)
+	g.Eventually(func(g Gomega) {
+		g.Expect(conditionOf(getMemcached(g, ns, name), cachev1alpha1.ConditionAvailable).Status).To(Equal(metav1.ConditionTrue))
+	}, timeout, interval).Should(Succeed())
+	time.Sleep(time.Second)
+	converged := writesIn(ns)
+	t.Logf("writes until Available (3 pods created and made ready one by one): %v", converged)
+	g.Expect(converged["create"]).To(Equal(3))
+	g.Expect(converged["patch"]+converged["update"]+converged["delete"]).To(BeZero(), "no spec writes")
+	g.Expect(converged["conflict"]).To(BeZero(), "no 409 conflicts")
+	// simulateRollout makes 7 observable changes (3 pods created, 3 made ready, the Deployment status).
+	g.Expect(converged["status-patch"] - created["status-patch"]).To(BeNumerically("<=", 7))
+}

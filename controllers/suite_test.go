@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -28,6 +29,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -53,7 +55,7 @@ const (
 	testImage = "registry.example.com/memcached:1.6.38"
 	// watchedNamespaces is the WATCH_NAMESPACE of the suite's manager; tests use these namespaces,
 	// and t-unwatched (not in the list) to prove that the manager leaves other namespaces alone.
-	watchedNamespaces = "t-create, t-status,t-drift,t-foreign,t-admission,t-quiet,t-two,t-optional,t-scale,t-pause,t-terminating,"
+	watchedNamespaces = "t-create, t-status,t-drift,t-foreign,t-admission,t-quiet,t-two,t-optional,t-scale,t-pause,t-terminating,t-cost,"
 )
 
 var (
@@ -115,7 +117,7 @@ func runSuite(m *testing.M) int {
 		return 1
 	}
 	if err := (&MemcachedReconciler{
-		Client:    mgr.GetClient(),
+		Client:    countingClient{Client: mgr.GetClient()},
 		APIReader: mgr.GetAPIReader(),
 		Scheme:    mgr.GetScheme(),
 		Recorder:  mgr.GetEventRecorder("memcached-operator"),
@@ -163,4 +165,78 @@ func zapLevel() zapcore.Level {
 		return zapcore.DebugLevel
 	}
 	return zapcore.ErrorLevel
+}
+
+// writes counts the reconciler's API writes per namespace and kind of write ("create", "update",
+// "patch", "delete", "status-patch", "status-update", "conflict" for 409 responses), so tests
+// can assert what converging an instance costs.
+var writes = struct {
+	sync.Mutex
+	byNS map[string]map[string]int
+}{byNS: map[string]map[string]int{}}
+
+func recordWrite(ns, verb string, err error) {
+	writes.Lock()
+	defer writes.Unlock()
+	if writes.byNS[ns] == nil {
+		writes.byNS[ns] = map[string]int{}
+	}
+	writes.byNS[ns][verb]++
+	if apierrors.IsConflict(err) {
+		writes.byNS[ns]["conflict"]++
+	}
+}
+
+// writesIn returns a copy of the write counts of a namespace.
+func writesIn(ns string) map[string]int {
+	writes.Lock()
+	defer writes.Unlock()
+	out := map[string]int{}
+	for k, v := range writes.byNS[ns] {
+		out[k] = v
+	}
+	return out
+}
+
+// countingClient is the manager's client with its writes counted (recordWrite).
+type countingClient struct{ client.Client }
+
+func (c countingClient) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	err := c.Client.Create(ctx, obj, opts...)
+	recordWrite(obj.GetNamespace(), "create", err)
+	return err
+}
+
+func (c countingClient) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	err := c.Client.Update(ctx, obj, opts...)
+	recordWrite(obj.GetNamespace(), "update", err)
+	return err
+}
+
+func (c countingClient) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	err := c.Client.Patch(ctx, obj, patch, opts...)
+	recordWrite(obj.GetNamespace(), "patch", err)
+	return err
+}
+
+func (c countingClient) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
+	err := c.Client.Delete(ctx, obj, opts...)
+	recordWrite(obj.GetNamespace(), "delete", err)
+	return err
+}
+
+func (c countingClient) Status() client.SubResourceWriter { return countingStatus{c.Client.Status()} }
+
+type countingStatus struct{ client.SubResourceWriter }
+
+func (s countingStatus) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+	err := s.SubResourceWriter.Patch(ctx, obj, patch, opts...)
+	recordWrite(obj.GetNamespace(), "status-patch", err)
+	return err
+}
+
+func (s countingStatus) Update(ctx context.Context, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+	err := s.SubResourceWriter.Update(ctx, obj, opts...)
+	recordWrite(obj.GetNamespace(), "status-update", err)
+	return err
 }
