@@ -83,6 +83,7 @@ func runSuite(m *testing.M) int {
 	var err error
 	if cfg, err = testEnv.Start(); err != nil {
 		fmt.Fprintf(os.Stderr, "failed to start envtest: %v\n", err)
+		_ = testEnv.Stop() // Start may fail after starting etcd and kube-apiserver (e.g. a CRD is rejected)
 		return 1
 	}
 	defer func() { _ = testEnv.Stop() }()
