@@ -57,6 +57,11 @@ func sizeBounds(t *testing.T) (minimum, maximum int32) {
 	return int32(*size.Minimum), int32(*size.Maximum)
 }
 
+// extraArgs is a spec with memcached.extraArgs set.
+func extraArgs(args ...any) map[string]any {
+	return map[string]any{"memcached": map[string]any{"extraArgs": args}}
+}
+
 // createUnstructured creates a Memcached from a raw spec with strict field validation, like kubectl.
 func createUnstructured(name string, spec map[string]any) error {
 	u := &unstructured.Unstructured{Object: map[string]any{
@@ -80,26 +85,34 @@ func TestAdmissionRejectsInvalidSpecs(t *testing.T) {
 		spec    map[string]any
 		wantErr []string // substrings of the error; empty means accepted
 	}{
-		"negative size":           {spec: map[string]any{"size": -1}, wantErr: []string{"spec.size", "greater than or equal to 1"}},
-		"size below minimum (0)":  {spec: map[string]any{"size": minimum - 1}, wantErr: []string{"spec.size", "greater than or equal to 1"}},
-		"size at minimum":         {spec: map[string]any{"size": minimum}},
-		"size at maximum":         {spec: map[string]any{"size": maximum}},
-		"size above maximum":      {spec: map[string]any{"size": maximum + 1}, wantErr: []string{"spec.size", "less than or equal to 64"}},
-		"size 1000":               {spec: map[string]any{"size": 1000}, wantErr: []string{"spec.size", "less than or equal to 64"}},
-		"typo replicas":           {spec: map[string]any{"replicas": 3}, wantErr: []string{`unknown field "spec.replicas"`}},
-		"extra arg overriding -m": {spec: map[string]any{"memcached": map[string]any{"extraArgs": []any{"-m", "100"}}}, wantErr: []string{"spec.memcached.extraArgs", "-m"}},
-		"extra arg --port=1":      {spec: map[string]any{"memcached": map[string]any{"extraArgs": []any{"--port=1"}}}, wantErr: []string{"spec.memcached.extraArgs"}},
-		"extra arg -vv":           {spec: map[string]any{"memcached": map[string]any{"extraArgs": []any{"-vv"}}}, wantErr: []string{"spec.memcached.extraArgs"}},
-		"extra args allowed":      {spec: map[string]any{"memcached": map[string]any{"extraArgs": []any{"-o", "modern", "-M"}}}},
-		"item size above half":    {spec: map[string]any{"memcached": map[string]any{"maxMemoryMB": 64, "maxItemSize": "33Mi"}}, wantErr: []string{"spec.memcached.maxItemSize", "half"}},
-		"item size too small":     {spec: map[string]any{"memcached": map[string]any{"maxItemSize": "512"}}, wantErr: []string{"spec.memcached.maxItemSize", "1Ki"}},
-		"item size at half":       {spec: map[string]any{"memcached": map[string]any{"maxMemoryMB": 64, "maxItemSize": "32Mi"}}},
-		"threads 0":               {spec: map[string]any{"memcached": map[string]any{"threads": 0}}, wantErr: []string{"spec.memcached.threads"}},
-		"verbosity 3":             {spec: map[string]any{"memcached": map[string]any{"verbosity": 3}}, wantErr: []string{"spec.memcached.verbosity"}},
-		"pdb min and max":         {spec: map[string]any{"podDisruptionBudget": map[string]any{"minAvailable": 1, "maxUnavailable": 1}}, wantErr: []string{"spec.podDisruptionBudget", "at most one"}},
-		"unknown preset":          {spec: map[string]any{"antiAffinityPreset": "Always"}, wantErr: []string{"spec.antiAffinityPreset"}},
-		"image with spaces":       {spec: map[string]any{"image": "a b"}, wantErr: []string{"spec.image"}},
-		"digest-pinned image":     {spec: map[string]any{"image": "registry.example.com/memcached@sha256:" + fmt.Sprintf("%064d", 0)}},
+		"negative size":            {spec: map[string]any{"size": -1}, wantErr: []string{"spec.size", "greater than or equal to 1"}},
+		"size below minimum (0)":   {spec: map[string]any{"size": minimum - 1}, wantErr: []string{"spec.size", "greater than or equal to 1"}},
+		"size at minimum":          {spec: map[string]any{"size": minimum}},
+		"size at maximum":          {spec: map[string]any{"size": maximum}},
+		"size above maximum":       {spec: map[string]any{"size": maximum + 1}, wantErr: []string{"spec.size", "less than or equal to 64"}},
+		"size 1000":                {spec: map[string]any{"size": 1000}, wantErr: []string{"spec.size", "less than or equal to 64"}},
+		"typo replicas":            {spec: map[string]any{"replicas": 3}, wantErr: []string{`unknown field "spec.replicas"`}},
+		"extra arg overriding -m":  {spec: extraArgs("-m", "100"), wantErr: []string{"spec.memcached.extraArgs", "-M, -R"}},
+		"extra arg --port=1":       {spec: extraArgs("--port=1"), wantErr: []string{"spec.memcached.extraArgs"}},
+		"abbreviated long option":  {spec: extraArgs("--por=22997"), wantErr: []string{"spec.memcached.extraArgs"}},
+		"bundled flags":            {spec: extraArgs("-Ap1234"), wantErr: []string{"spec.memcached.extraArgs"}},
+		"value attached to a flag": {spec: extraArgs("-R40"), wantErr: []string{"spec.memcached.extraArgs"}},
+		"version flag exits":       {spec: extraArgs("-V"), wantErr: []string{"spec.memcached.extraArgs"}},
+		"extra arg -vv":            {spec: extraArgs("-vv"), wantErr: []string{"spec.memcached.extraArgs"}},
+		"extra args allowed":       {spec: extraArgs("-o", "modern", "-M", "-R", "40")},
+		"item size above half":     {spec: map[string]any{"memcached": map[string]any{"maxMemoryMB": 64, "maxItemSize": "33Mi"}}, wantErr: []string{"spec.memcached.maxItemSize", "half"}},
+		"item size too small":      {spec: map[string]any{"memcached": map[string]any{"maxItemSize": "1Ki"}}, wantErr: []string{"spec.memcached.maxItemSize", "512Ki"}},
+		"item size not a multiple": {spec: map[string]any{"memcached": map[string]any{"maxItemSize": "1M"}}, wantErr: []string{"spec.memcached.maxItemSize", "multiple of 512Ki"}},
+		"item size in e-notation":  {spec: map[string]any{"memcached": map[string]any{"maxItemSize": "1e6"}}, wantErr: []string{"spec.memcached.maxItemSize", "multiple of 512Ki"}},
+		"item size 1.5Mi":          {spec: map[string]any{"memcached": map[string]any{"maxItemSize": "1.5Mi"}}},
+		"item size 512Ki":          {spec: map[string]any{"memcached": map[string]any{"maxItemSize": "512Ki"}}},
+		"item size at half":        {spec: map[string]any{"memcached": map[string]any{"maxMemoryMB": 64, "maxItemSize": "32Mi"}}},
+		"threads 0":                {spec: map[string]any{"memcached": map[string]any{"threads": 0}}, wantErr: []string{"spec.memcached.threads"}},
+		"verbosity 3":              {spec: map[string]any{"memcached": map[string]any{"verbosity": 3}}, wantErr: []string{"spec.memcached.verbosity"}},
+		"pdb min and max":          {spec: map[string]any{"podDisruptionBudget": map[string]any{"minAvailable": 1, "maxUnavailable": 1}}, wantErr: []string{"spec.podDisruptionBudget", "at most one"}},
+		"unknown preset":           {spec: map[string]any{"antiAffinityPreset": "Always"}, wantErr: []string{"spec.antiAffinityPreset"}},
+		"image with spaces":        {spec: map[string]any{"image": "a b"}, wantErr: []string{"spec.image"}},
+		"digest-pinned image":      {spec: map[string]any{"image": "registry.example.com/memcached@sha256:" + fmt.Sprintf("%064d", 0)}},
 	}
 	for desc, name := range map[string]string{
 		"name starting with a digit": "1cache",

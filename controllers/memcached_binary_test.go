@@ -27,6 +27,9 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/utils/ptr"
+
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 )
 
@@ -46,6 +49,20 @@ func TestArgsAcceptedByRealMemcached(t *testing.T) {
 		"defaults": {
 			mc:   defaulted("a"),
 			want: map[string]string{"maxbytes": "67108864", "maxconns": "1024", "num_threads": "4", "udpport": "0"},
+		},
+		"smallest item size": {
+			mc:   defaulted("a", func(mc *cachev1alpha1.Memcached) { mc.Spec.Memcached.MaxItemSize = ptr.To(resource.MustParse("512Ki")) }),
+			want: map[string]string{"item_size_max": "524288"},
+		},
+		"item size 1.5Mi": {
+			mc:   defaulted("a", func(mc *cachev1alpha1.Memcached) { mc.Spec.Memcached.MaxItemSize = ptr.To(resource.MustParse("1.5Mi")) }),
+			want: map[string]string{"item_size_max": "1572864"},
+		},
+		"every allowed extra option": {
+			mc: defaulted("a", func(mc *cachev1alpha1.Memcached) {
+				mc.Spec.Memcached.ExtraArgs = []string{"-M", "-R", "40", "-B", "ascii", "-f", "1.5", "-n", "64", "-C", "-D", ":", "-b", "2048", "-F", "-X", "-o", "modern"}
+			}),
+			want: map[string]string{"evictions": "off", "reqs_per_event": "40", "binding_protocol": "ascii", "growth_factor": "1.50", "chunk_size": "64", "cas_enabled": "no", "tcp_backlog": "2048", "flush_enabled": "no"},
 		},
 		"fully tuned": {
 			mc:   defaulted("a", tuned),

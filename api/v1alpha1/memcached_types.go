@@ -150,7 +150,7 @@ type MemcachedSpec struct {
 
 // MemcachedConfig holds memcached server settings; each maps to one memcached command-line flag
 // (see `memcached --help` and https://github.com/memcached/memcached/wiki/ConfiguringServer).
-// +kubebuilder:validation:XValidation:rule="!has(self.maxItemSize) || quantity(string(self.maxItemSize)).asInteger() * 2 <= self.maxMemoryMB * 1048576",message="spec.memcached.maxItemSize must be at most half of maxMemoryMB (memcached refuses to start otherwise)",fieldPath=".maxItemSize"
+// +kubebuilder:validation:XValidation:rule="!has(self.maxItemSize) || quantity(string(self.maxItemSize)).asApproximateFloat() * 2.0 <= double(self.maxMemoryMB) * 1048576.0",message="spec.memcached.maxItemSize must be at most half of maxMemoryMB (memcached refuses to start otherwise)",fieldPath=".maxItemSize"
 type MemcachedConfig struct {
 	// MaxMemoryMB is the memory memcached uses for items, in MiB (flag -m). Default 64.
 	// +kubebuilder:default=64
@@ -177,10 +177,10 @@ type MemcachedConfig struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Threads",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	Threads int32 `json:"threads,omitempty"`
 
-	// MaxItemSize is the largest item a server stores, as a quantity in bytes such as 1Mi or 512Ki
-	// (flag -I). memcached's bounds apply: 1Ki to 1Gi, and at most half of maxMemoryMB.
-	// When empty memcached's default (1 MiB) applies.
-	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).compareTo(quantity('1Ki')) >= 0 && quantity(string(self)).compareTo(quantity('1Gi')) <= 0",message="must be between 1Ki and 1Gi"
+	// MaxItemSize is the largest item a server stores, as a quantity in bytes such as 1Mi or 1.5Mi
+	// (flag -I). memcached's rules apply: a multiple of its slab chunk size (512Ki) between 512Ki and
+	// 1Gi, and at most half of maxMemoryMB. When empty memcached's default (1 MiB) applies.
+	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).compareTo(quantity('512Ki')) >= 0 && quantity(string(self)).compareTo(quantity('1Gi')) <= 0 && double(int(quantity(string(self)).asApproximateFloat() / 524288.0)) * 524288.0 == quantity(string(self)).asApproximateFloat()",message="must be a multiple of 512Ki between 512Ki and 1Gi (memcached's -I must be a multiple of its slab chunk size, 512 KiB)"
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Max Item Size",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	MaxItemSize *resource.Quantity `json:"maxItemSize,omitempty"`
@@ -193,13 +193,17 @@ type MemcachedConfig struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Verbosity",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	Verbosity int32 `json:"verbosity,omitempty"`
 
-	// ExtraArgs are appended to the memcached command line, e.g. ["-o", "modern"]. They must not
-	// set what the fields above or the operator own: memory (-m), connections (-c), threads (-t),
-	// item size (-I), verbosity (-v), port and listen address (-p, -U, -l, -s), user (-u) or
-	// daemon mode (-d), in short or long form.
+	// ExtraArgs are appended to the memcached command line, e.g. ["-o", "modern", "-R", "40"].
+	// Only these options are allowed, each as its own argument with its value as the next one:
+	// -M (no evictions), -R (requests per event), -B (protocol), -f (growth factor), -n (minimum
+	// item space), -L (large pages), -C (no CAS), -D (stats prefix delimiter), -b (backlog),
+	// -F (no flush_all), -X (no cachedump) and -o (extended options). Long options and bundled
+	// flags are refused because memcached accepts abbreviations and bundles of the flags the
+	// fields above and the operator own (memory, connections, threads, item size, verbosity, port,
+	// listen address, user, daemon mode).
 	// +kubebuilder:validation:MaxItems=32
 	// +kubebuilder:validation:items:MaxLength=256
-	// +kubebuilder:validation:XValidation:rule="self.all(a, !a.matches('^-[mctIpUlsvdu]') && !a.matches('^--(memory-limit|conn-limit|threads|max-item-size|port|udp-port|listen|unix-socket|verbose|vv|daemon|user)($|=)'))",message="must not set -m, -c, -t, -I, -v, -p, -U, -l, -s, -u or -d (or their long forms): use the memcached fields instead"
+	// +kubebuilder:validation:XValidation:rule="self.all(a, !a.startsWith('-') || a.matches('^-[MRBfnLCDbFXo]$'))",message="options must be one of -M, -R, -B, -f, -n, -L, -C, -D, -b, -F, -X, -o, each its own argument (values as separate arguments, e.g. [\"-R\", \"40\"]); long options and bundled flags are not allowed"
 	// +listType=atomic
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Extra Arguments",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
@@ -318,7 +322,8 @@ type Memcached struct {
 type MemcachedList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []Memcached `json:"items"`
+	// Items are the Memcached objects of the list.
+	Items []Memcached `json:"items"`
 }
 
 func init() {
