@@ -44,13 +44,13 @@ func (e *ConflictError) Error() string {
 	return fmt.Sprintf("%s %s already exists and is not owned by this Memcached", e.Kind, e.Name)
 }
 
-// applyResult says what apply did to the cluster.
+// applyResult says what apply did to the cluster; it is also the reason of the event about it.
 type applyResult string
 
 const (
-	applyUnchanged applyResult = "unchanged"
-	applyCreated   applyResult = "created"
-	applyUpdated   applyResult = "updated"
+	applyUnchanged applyResult = "Unchanged"
+	applyCreated   applyResult = "Created"
+	applyUpdated   applyResult = "Updated"
 )
 
 // owned describes how to reconcile one kind the operator owns: desired is built by a pure builder,
@@ -96,6 +96,9 @@ func apply[T client.Object](ctx context.Context, c client.Client, reader client.
 			return o.live, applyUnchanged, fmt.Errorf("failed to get %s %s: %w", o.kind, key, err)
 		}
 		if !metav1.IsControlledBy(o.live, mc) {
+			if leftoverOf(o.live, mc) {
+				return o.live, applyUnchanged, errWaitingForGC
+			}
 			return o.live, applyUnchanged, &ConflictError{Kind: o.kind, Name: key.Name}
 		}
 		// Ours, created by an earlier reconcile the cache has not caught up with: the watch event
@@ -106,6 +109,9 @@ func apply[T client.Object](ctx context.Context, c client.Client, reader client.
 	}
 
 	if !metav1.IsControlledBy(o.live, mc) {
+		if leftoverOf(o.live, mc) {
+			return o.live, applyUnchanged, errWaitingForGC
+		}
 		return o.live, applyUnchanged, &ConflictError{Kind: o.kind, Name: key.Name}
 	}
 	if !o.needsUpdate(o.live, o.desired) {
@@ -136,6 +142,22 @@ func deleteIfOwned(ctx context.Context, c client.Client, mc *cachev1alpha1.Memca
 		return false, fmt.Errorf("failed to delete %s %s: %w", kind, key, err)
 	}
 	return true, nil
+}
+
+// errWaitingForGC reports an object still controlled by a deleted Memcached of the same name (the
+// user deleted and recreated the instance): the garbage collector removes it shortly, so the
+// instance waits instead of reporting a conflict.
+var errWaitingForGC = errors.New("waiting for the garbage collector to remove the object of a deleted Memcached of the same name")
+
+// leftoverOf reports whether obj is being deleted, or is controlled by another Memcached of
+// mc's name, which can only be a deleted one (names are unique in a namespace).
+func leftoverOf(obj client.Object, mc *cachev1alpha1.Memcached) bool {
+	if obj.GetDeletionTimestamp() != nil {
+		return true
+	}
+	ref := metav1.GetControllerOf(obj)
+	return ref != nil && ref.Kind == "Memcached" && ref.APIVersion == cachev1alpha1.GroupVersion.String() &&
+		ref.Name == mc.Name && ref.UID != mc.UID
 }
 
 // errNamespaceTerminating reports that an object could not be created because its namespace is

@@ -17,6 +17,7 @@ limitations under the License.
 package controllers
 
 import (
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -296,22 +297,34 @@ func TestClearedSpecFieldIsDrift(t *testing.T) {
 
 func TestValidateSpec(t *testing.T) {
 	tests := map[string]struct {
-		limit   string
-		wantErr bool
+		limit, cpuRequest, cpuLimit string
+		wantErr                     string
 	}{
-		"no limit":           {limit: "", wantErr: false},
-		"limit above memory": {limit: "100Mi", wantErr: false},
-		"limit equal":        {limit: "64Mi", wantErr: true},
-		"limit below":        {limit: "32Mi", wantErr: true},
+		"no limit":                  {},
+		"limit above memory":        {limit: "100Mi"},
+		"limit equal":               {limit: "64Mi", wantErr: "spec.memcached.maxMemoryMB (64Mi) must be lower than spec.resources.limits.memory (64Mi)"},
+		"limit below":               {limit: "32Mi", wantErr: "spec.resources.limits.memory"},
+		"cpu request within limit":  {cpuRequest: "500m", cpuLimit: "1"},
+		"cpu request above limit":   {cpuRequest: "2", cpuLimit: "1", wantErr: "spec.resources.requests.cpu (2) must not exceed spec.resources.limits.cpu (1)"},
+		"request without any limit": {cpuRequest: "2"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			mc := defaulted("a")
+			r := &corev1.ResourceRequirements{Limits: corev1.ResourceList{}, Requests: corev1.ResourceList{}}
 			if tc.limit != "" {
-				mc.Spec.Resources = &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse(tc.limit)}}
+				r.Limits[corev1.ResourceMemory] = resource.MustParse(tc.limit)
 			}
-			if err := validateSpec(mc); (err != nil) != tc.wantErr {
-				t.Errorf("validateSpec() = %v, wantErr %v", err, tc.wantErr)
+			if tc.cpuLimit != "" {
+				r.Limits[corev1.ResourceCPU] = resource.MustParse(tc.cpuLimit)
+			}
+			if tc.cpuRequest != "" {
+				r.Requests[corev1.ResourceCPU] = resource.MustParse(tc.cpuRequest)
+			}
+			mc.Spec.Resources = r
+			err := validateSpec(mc)
+			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+				t.Errorf("validateSpec() = %v, want error containing %q", err, tc.wantErr)
 			}
 		})
 	}

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -56,6 +57,8 @@ const (
 	// conflictRetry is how often an instance blocked by a foreign object is retried: the operator
 	// does not watch objects it does not manage, so it cannot learn when the blocker goes away.
 	conflictRetry = 10 * time.Second
+	// gcRetry is how often an instance waiting for the garbage collector is retried.
+	gcRetry = 2 * time.Second
 )
 
 // MemcachedReconciler reconciles Memcached objects into a Deployment, a headless Service and a
@@ -131,6 +134,10 @@ func (r *MemcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	case len(obs.conflicts) > 0:
 		reconcileOutcomes.WithLabelValues("error", degraded.Reason).Inc()
 		return ctrl.Result{RequeueAfter: conflictRetry}, nil
+	case len(obs.waiting) > 0:
+		// The garbage collector's deletions of objects we do not own reach no watch of ours.
+		reconcileOutcomes.WithLabelValues("success", degraded.Reason).Inc()
+		return ctrl.Result{RequeueAfter: gcRetry}, nil
 	case obs.err != nil:
 		reconcileOutcomes.WithLabelValues("error", degraded.Reason).Inc()
 		return ctrl.Result{}, obs.err
@@ -160,11 +167,13 @@ func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1
 			obs.conflicts = append(obs.conflicts, ce.Kind+" "+ce.Name)
 		case errors.Is(err, errNamespaceTerminating):
 			obs.terminating = true
+		case errors.Is(err, errWaitingForGC):
+			obs.waiting = append(obs.waiting, kind+" "+obj.GetName())
 		case err != nil:
 			obs.err = errors.Join(obs.err, err)
 		case res != applyUnchanged:
 			logf.FromContext(ctx).Info("Applied "+kind, kind, klog.KObj(obj), "result", res)
-			r.Recorder.Eventf(mc, obj, corev1.EventTypeNormal, string(res), "Apply", "%s %s %s", kind, obj.GetName(), res)
+			r.Recorder.Eventf(mc, obj, corev1.EventTypeNormal, string(res), "Apply", "%s %s %s", kind, obj.GetName(), strings.ToLower(string(res)))
 		}
 	}
 
@@ -183,6 +192,7 @@ func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1
 			needsUpdate: serviceNeedsUpdate, update: updateService,
 		})
 		record("Service", svc, res, err)
+		obs.serviceOwned = err == nil
 	} else {
 		r.deleteDisabled(ctx, mc, "Service", &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: deploymentName(mc), Namespace: mc.Namespace}}, &obs)
 	}

@@ -545,3 +545,36 @@ func TestConvergenceCost(t *testing.T) {
 	// simulateRollout makes 7 observable changes (3 pods created, 3 made ready, the Deployment status).
 	g.Expect(converged["status-patch"] - created["status-patch"]).To(BeNumerically("<=", 7))
 }
+
+// Deleting a Memcached and creating it again at once is not a conflict: the new instance waits for
+// the garbage collector to remove the old instance's objects, then creates its own.
+func TestRecreatedInstanceWaitsForGarbageCollection(t *testing.T) {
+	g := NewWithT(t)
+	const ns, name = "t-recreate", "again"
+	g.Expect(k8sClient.Create(testCtx, newMemcached(ns, name, 1))).To(Succeed())
+	old := &appsv1.Deployment{}
+	g.Eventually(func() error { return k8sClient.Get(testCtx, key(ns, name), old) }, timeout, interval).Should(Succeed())
+
+	// envtest runs no garbage collector: the old Deployment outlives its Memcached.
+	g.Expect(k8sClient.Delete(testCtx, getMemcached(g, ns, name))).To(Succeed())
+	g.Eventually(func() bool {
+		return apierrors.IsNotFound(k8sClient.Get(testCtx, key(ns, name), &cachev1alpha1.Memcached{}))
+	}, timeout, interval).Should(BeTrue())
+	g.Expect(k8sClient.Create(testCtx, newMemcached(ns, name, 2))).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		mc := getMemcached(g, ns, name)
+		p := conditionOf(mc, cachev1alpha1.ConditionProgressing)
+		g.Expect(p.Status).To(Equal(metav1.ConditionTrue))
+		g.Expect(p.Reason).To(Equal(ReasonWaitingForGC))
+		g.Expect(conditionOf(mc, cachev1alpha1.ConditionDegraded).Status).To(Equal(metav1.ConditionFalse), "not a conflict")
+	}, timeout, interval).Should(Succeed())
+
+	// The "garbage collector" removes the old Deployment; the new instance creates its own.
+	g.Expect(k8sClient.Delete(testCtx, old)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		d := &appsv1.Deployment{}
+		g.Expect(k8sClient.Get(testCtx, key(ns, name), d)).To(Succeed())
+		g.Expect(metav1.IsControlledBy(d, getMemcached(g, ns, name))).To(BeTrue())
+		g.Expect(d.Spec.Replicas).To(HaveValue(Equal(int32(2))))
+	}, timeout, interval).Should(Succeed())
+}

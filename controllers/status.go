@@ -39,6 +39,7 @@ const (
 	ReasonResourceConflict       = "ResourceConflict"
 	ReasonReconcileError         = "ReconcileError"
 	ReasonInvalidSpec            = "InvalidSpec"
+	ReasonWaitingForGC           = "WaitingForGarbageCollection"
 	ReasonProgressDeadline       = "ProgressDeadlineExceeded"
 	ReasonReplicaFailure         = "ReplicaFailure"
 	ReasonAsExpected             = "AsExpected"
@@ -59,6 +60,11 @@ type observed struct {
 	invalid error
 	// terminating is set when the namespace is being deleted (creates are refused).
 	terminating bool
+	// waiting names objects still owned by a deleted Memcached of the same name ("Deployment web").
+	waiting []string
+	// serviceOwned is set when the instance's headless Service exists and is ours, so its DNS
+	// names resolve to our pods.
+	serviceOwned bool
 }
 
 // computeStatus returns mc's status for what obs saw. It is pure: conditions keep their
@@ -89,7 +95,7 @@ func computeStatus(mc *cachev1alpha1.Memcached, obs observed, now metav1.Time) c
 	sort.Strings(st.Nodes)
 	st.Replicas = int32(len(st.Nodes))
 	st.ReadyReplicas = int32(len(readyPods))
-	st.ServerList = serverList(mc, readyPods)
+	st.ServerList = serverList(mc, readyPods, obs.serviceOwned)
 
 	set := func(condType string, status metav1.ConditionStatus, reason, msg string) {
 		// SetStatusCondition keeps the old lastTransitionTime unless the status changes.
@@ -110,11 +116,18 @@ func computeStatus(mc *cachev1alpha1.Memcached, obs observed, now metav1.Time) c
 	}
 
 	dep := obs.deployment
-	if dep == nil {
+	switch {
+	case obs.invalid != nil && dep == nil:
+		set(cachev1alpha1.ConditionAvailable, metav1.ConditionFalse, ReasonInvalidSpec, obs.invalid.Error())
+	case len(obs.waiting) > 0 && dep == nil:
+		msg := fmt.Sprintf("%s still belong to a deleted Memcached of the same name; waiting for the garbage collector", strings.Join(obs.waiting, ", "))
+		set(cachev1alpha1.ConditionAvailable, metav1.ConditionFalse, ReasonWaitingForGC, msg)
+		set(cachev1alpha1.ConditionProgressing, metav1.ConditionTrue, ReasonWaitingForGC, msg)
+	case dep == nil:
 		msg := "the memcached Deployment does not exist yet"
 		set(cachev1alpha1.ConditionAvailable, metav1.ConditionFalse, ReasonDeploymentNotAvailable, msg)
 		set(cachev1alpha1.ConditionProgressing, metav1.ConditionTrue, ReasonRolloutInProgress, msg)
-	} else {
+	default:
 		want := mc.Spec.Size
 		ds := dep.Status
 		current := ds.ObservedGeneration >= dep.Generation && dep.Spec.Replicas != nil && *dep.Spec.Replicas == want
@@ -134,6 +147,10 @@ func computeStatus(mc *cachev1alpha1.Memcached, obs observed, now metav1.Time) c
 		}
 	}
 
+	if obs.invalid != nil {
+		// Nothing converges until the spec is fixed.
+		set(cachev1alpha1.ConditionProgressing, metav1.ConditionFalse, ReasonInvalidSpec, obs.invalid.Error())
+	}
 	switch {
 	case len(obs.conflicts) > 0:
 		// Degraded already set above.
@@ -173,12 +190,12 @@ func podReady(p *corev1.Pod) bool {
 	return false
 }
 
-// serverList returns host:11211 for every ready pod with an IP, sorted by pod name. With the
-// headless Service the host is the DNS name the cluster DNS gives each endpoint of a headless
-// Service whose pods set no hostname: the pod IP with '.' or ':' replaced by '-', under
-// <service>.<namespace>.svc (CoreDNS kubernetes plugin, "endpoint_pod_names" off). Without the
-// Service the host is the pod IP.
-func serverList(mc *cachev1alpha1.Memcached, ready []*corev1.Pod) []string {
+// serverList returns host:11211 for every ready pod with an IP, sorted by pod name. When our
+// headless Service exists (viaService) the host is the DNS name the cluster DNS gives each endpoint
+// of a headless Service whose pods set no hostname: the pod IP with '.' or ':' replaced by '-',
+// under <service>.<namespace>.svc (CoreDNS kubernetes plugin, "endpoint_pod_names" off).
+// Otherwise (Service disabled, or its name taken by a foreign Service) the host is the pod IP.
+func serverList(mc *cachev1alpha1.Memcached, ready []*corev1.Pod, viaService bool) []string {
 	sorted := append([]*corev1.Pod(nil), ready...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
 	var out []string
@@ -188,7 +205,7 @@ func serverList(mc *cachev1alpha1.Memcached, ready []*corev1.Pod) []string {
 			continue
 		}
 		host := ip
-		if serviceEnabled(mc) {
+		if viaService {
 			host = strings.NewReplacer(".", "-", ":", "-").Replace(ip) + "." + deploymentName(mc) + "." + mc.Namespace + ".svc"
 		}
 		out = append(out, net.JoinHostPort(host, fmt.Sprint(cachev1alpha1.DefaultPort)))

@@ -77,7 +77,7 @@ func TestComputeStatus(t *testing.T) {
 		want want
 	}{
 		"rolled out and ready": {
-			size: 3, obs: observed{deployment: deployment(3, 3, 3, 3, true), pods: three},
+			size: 3, obs: observed{deployment: deployment(3, 3, 3, 3, true), pods: three, serviceOwned: true},
 			want: want{nodes: []string{"c-1", "c-2", "c-3"}, ready: 3, available: "True", progressing: "False", degraded: "False",
 				serverList: []string{"10-244-0-1.c.ns.svc:11211", "10-244-0-2.c.ns.svc:11211", "10-244-0-3.c.ns.svc:11211"}},
 		},
@@ -86,17 +86,17 @@ func TestComputeStatus(t *testing.T) {
 			want: want{ready: 0, available: "False", progressing: "True", degraded: "False"},
 		},
 		"deployment reports ready but pods are not yet (never Available early)": {
-			size: 3, obs: observed{deployment: deployment(3, 3, 3, 3, true), pods: []corev1.Pod{pod("c-1", "10.244.0.1", true), pod("c-2", "", false), pod("c-3", "", false)}},
+			size: 3, obs: observed{deployment: deployment(3, 3, 3, 3, true), pods: []corev1.Pod{pod("c-1", "10.244.0.1", true), pod("c-2", "", false), pod("c-3", "", false)}, serviceOwned: true},
 			want: want{nodes: []string{"c-1", "c-2", "c-3"}, ready: 1, available: "False", progressing: "True", degraded: "False",
 				serverList: []string{"10-244-0-1.c.ns.svc:11211"}},
 		},
 		"spec changed, deployment status from the old generation": {
-			size: 3, obs: observed{deployment: deployment(3, 3, 3, 3, false), pods: three},
+			size: 3, obs: observed{deployment: deployment(3, 3, 3, 3, false), pods: three, serviceOwned: true},
 			want: want{nodes: []string{"c-1", "c-2", "c-3"}, ready: 3, available: "False", progressing: "True", degraded: "False",
 				serverList: []string{"10-244-0-1.c.ns.svc:11211", "10-244-0-2.c.ns.svc:11211", "10-244-0-3.c.ns.svc:11211"}},
 		},
 		"rolling update with an old pod left": {
-			size: 3, obs: observed{deployment: deployment(3, 4, 3, 3, true), pods: append(three, pod("old-1", "10.244.0.9", true))},
+			size: 3, obs: observed{deployment: deployment(3, 4, 3, 3, true), pods: append(three, pod("old-1", "10.244.0.9", true)), serviceOwned: true},
 			want: want{nodes: []string{"c-1", "c-2", "c-3", "old-1"}, ready: 4, available: "False", progressing: "True", degraded: "False",
 				serverList: []string{"10-244-0-1.c.ns.svc:11211", "10-244-0-2.c.ns.svc:11211", "10-244-0-3.c.ns.svc:11211", "10-244-0-9.c.ns.svc:11211"}},
 		},
@@ -104,7 +104,7 @@ func TestComputeStatus(t *testing.T) {
 			size: 2, obs: observed{deployment: deployment(2, 2, 2, 2, true), pods: []corev1.Pod{
 				pod("c-1", "10.244.0.1", true), pod("c-2", "10.244.0.2", true),
 				pod("c-0", "10.244.0.5", true, terminating), pod("c-9", "", false, func(p *corev1.Pod) { p.Status.Phase = corev1.PodFailed }),
-			}},
+			}, serviceOwned: true},
 			want: want{nodes: []string{"c-1", "c-2"}, ready: 2, available: "True", progressing: "False", degraded: "False",
 				serverList: []string{"10-244-0-1.c.ns.svc:11211", "10-244-0-2.c.ns.svc:11211"}},
 		},
@@ -112,14 +112,23 @@ func TestComputeStatus(t *testing.T) {
 			size: 3, obs: observed{conflicts: []string{"Deployment c"}},
 			want: want{available: "False", progressing: "False", degraded: "True", degradedReason: ReasonResourceConflict},
 		},
-		"apply error": {
+		"apply error on the Service: pod IPs in the server list": {
 			size: 1, obs: observed{deployment: deployment(1, 1, 1, 1, true), pods: three[:1], err: errors.New("failed to patch Service ns/c: forbidden")},
 			want: want{nodes: []string{"c-2"}, ready: 1, available: "True", progressing: "False", degraded: "True", degradedReason: ReasonReconcileError,
+				serverList: []string{"10.244.0.2:11211"}},
+		},
+		"invalid spec of a new instance: nothing progresses": {
+			size: 1, obs: observed{invalid: errors.New("spec.memcached.maxMemoryMB ...")},
+			want: want{available: "False", progressing: "False", degraded: "True", degradedReason: ReasonInvalidSpec},
+		},
+		"invalid spec of a running instance: still serving": {
+			size: 1, obs: observed{invalid: errors.New("spec.resources ..."), deployment: deployment(1, 1, 1, 1, true), pods: three[:1], serviceOwned: true},
+			want: want{nodes: []string{"c-2"}, ready: 1, available: "True", progressing: "False", degraded: "True", degradedReason: ReasonInvalidSpec,
 				serverList: []string{"10-244-0-2.c.ns.svc:11211"}},
 		},
-		"invalid spec": {
-			size: 1, obs: observed{invalid: errors.New("spec.memcached.maxMemoryMB ...")},
-			want: want{available: "False", progressing: "True", degraded: "True", degradedReason: ReasonInvalidSpec},
+		"objects of a deleted instance of the same name not yet collected": {
+			size: 1, obs: observed{waiting: []string{"Deployment c"}},
+			want: want{available: "False", progressing: "True", degraded: "False"},
 		},
 		"rollout stuck": {
 			size: 1, obs: observed{deployment: func() *appsv1.Deployment {
@@ -189,9 +198,11 @@ func TestComputeStatusKeepsTransitionTimes(t *testing.T) {
 	expect(t, "status on a repeated observation", again, st)
 }
 
+// Without our Service (disabled, or its name taken by a foreign Service) the DNS names would not
+// resolve to our pods: the list holds pod IPs.
 func TestServerListWithoutService(t *testing.T) {
 	mc := defaulted("c", func(mc *cachev1alpha1.Memcached) { mc.Spec.Service.Enabled = ptr.To(false) })
 	b, a := pod("b", "10.244.0.2", true), pod("a", "fd00::1", true)
-	got := serverList(mc, []*corev1.Pod{&b, &a})
-	expect(t, "serverList", got, []string{"[fd00::1]:11211", "10.244.0.2:11211"})
+	expect(t, "serverList", serverList(mc, []*corev1.Pod{&b, &a}, false), []string{"[fd00::1]:11211", "10.244.0.2:11211"})
+	expect(t, "serverList via Service", serverList(mc, []*corev1.Pod{&b, &a}, true), []string{"fd00--1.c.ns.svc:11211", "10-244-0-2.c.ns.svc:11211"})
 }

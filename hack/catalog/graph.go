@@ -31,9 +31,12 @@ import (
 // Problem is one fault of a catalog's upgrade graph, scoped to a package and (when it applies) a
 // channel, naming the bundles involved.
 type Problem struct {
+	// Package and Channel scope the problem; Channel is empty for package-wide problems.
 	Package, Channel string
-	Bundles          []string
-	Message          string
+	// Bundles names the bundles involved, sorted.
+	Bundles []string
+	// Message says what is wrong.
+	Message string
 }
 
 // String renders the problem as `package "p", channel "c": message [bundles]`.
