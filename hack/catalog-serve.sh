@@ -61,11 +61,8 @@ opm=$LOCALBIN/opm
 address=127.0.0.1:$CATALOG_PORT
 
 t0=$(date +%s%N)
-elapsed() {
-  local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-  printf '%d.%d' $((ms / 1000)) $((ms % 1000 / 100))
-}
-step() { printf '[%6ss] %s\n' "$(elapsed)" "$*"; }
+# shellcheck source=lib/procs.sh
+. "$root/hack/lib/procs.sh"
 die() { echo "catalog-serve: $*" >&2; exit 1; }
 k() { "$kubectl" --kubeconfig="$kubeconfig" "$@"; }
 
@@ -76,11 +73,6 @@ opm_pid() {
   [[ "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null || return 1
   argv0=$(tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | head -n1) || return 1
   [ "$(basename -- "$argv0")" = opm ] && echo "$pid"
-}
-running() { # the process exists and has not exited yet (a zombie has closed its ports)
-  local s
-  s=$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1) || return 1
-  [ -n "$s" ] && [ "$s" != Z ] && [ "$s" != X ]
 }
 port_owner() { ss -Hltnp "sport = :$1" 2>/dev/null | { grep -o "pid=[0-9]*" || true; } | cut -d= -f2 | sort -u; }
 cluster_up() { [ -s "$kubeconfig" ] && k get --raw /readyz >/dev/null 2>&1; }

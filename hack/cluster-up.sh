@@ -46,11 +46,8 @@ kubeconfig=$CLUSTER_DIR/kubeconfig
 kubectl=$LOCALBIN/kubectl
 
 t0=$(date +%s%N)
-elapsed() {
-  local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-  printf '%d.%d' $((ms / 1000)) $((ms % 1000 / 100))
-}
-step() { printf '[%6ss] %s\n' "$(elapsed)" "$*"; }
+# shellcheck source=lib/procs.sh
+. "$root/hack/lib/procs.sh"
 
 pid_of() { cat "$pids/$1.pid" 2>/dev/null || true; }
 

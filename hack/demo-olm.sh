@@ -2,13 +2,16 @@
 # demo-olm.sh — `make demo-olm`: the OLM user story on the local cluster, step by step with timings:
 # OLM install, our catalog (0.1.0 as the stable head), subscribe, CSV Succeeded, the operator run
 # as OLM deployed it (runner), the sample Memcached with 3 pods Running, a patch to 5, then the
-# stable head moves to 0.2.0 and OLM upgrades the operator. Everything stays up at the end.
+# stable head moves to the current release (OLM_HEAD_VERSION) and OLM upgrades the operator.
+# Everything stays up at the end; `make demo-down` stops it all.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 CLUSTER_DIR=${CLUSTER_DIR:-$root/.cluster}
 KUBECTL=${KUBECTL:-$root/bin/kubectl}
 NS=${DEMO_NAMESPACE:-memcached-olm-demo}
+HEAD=v${OLM_HEAD_VERSION:?set OLM_HEAD_VERSION to the current release (make demo-olm does)}
+HEAD=${HEAD#vv}
 export KUBECONFIG=$CLUSTER_DIR/kubeconfig CLUSTER_DIR
 runner_pid=$CLUSTER_DIR/pids/olm-runner.pid
 runner_dir=$CLUSTER_DIR/olm-runner
@@ -16,6 +19,18 @@ start=$(date +%s)
 last=$start
 step() { local now; now=$(date +%s); printf '\n\033[1m[%3ss, +%ss] %s\033[0m\n' "$((now - start))" "$((now - last))" "$*"; last=$now; }
 k() { "$KUBECTL" "$@"; }
+# until_ok SECONDS WHAT CMD...: run CMD every 0.5 s until it succeeds; fail after SECONDS.
+until_ok() {
+  local deadline=$(( $(date +%s) + $1 )) what=$2
+  shift 2
+  until "$@" >/dev/null 2>&1; do
+    [ "$(date +%s)" -lt "$deadline" ] || { echo "demo-olm: timed out waiting for $what" >&2; exit 1; }
+    sleep 0.5
+  done
+}
+csv_phase() { [ "$(k get csv "$1" -n "$NS" -o jsonpath='{.status.phase}' 2>/dev/null)" = "$2" ]; }
+runner_runs() { grep "=== runner" "$runner_dir/operator.log" 2>/dev/null | tail -1 | grep -q ":$1 "; }
+manager_started() { grep -q "Starting manager" "$runner_dir/operator.log"; }
 
 step "Local cluster"
 "$root/hack/cluster-up.sh"
@@ -48,8 +63,7 @@ spec:
 YAML
 
 step "Waiting for CSV memcached-operator.v0.1.0 Succeeded"
-until k get csv memcached-operator.v0.1.0 -n "$NS" >/dev/null 2>&1; do sleep 0.5; done
-k wait csv/memcached-operator.v0.1.0 -n "$NS" --for=jsonpath='{.status.phase}'=Succeeded --timeout=180s
+until_ok 180 "CSV memcached-operator.v0.1.0 Succeeded" csv_phase memcached-operator.v0.1.0 Succeeded
 k get installplans.operators.coreos.com,csv -n "$NS"
 
 step "Running the operator as OLM deployed it (runner; log $runner_dir/operator.log)"
@@ -58,7 +72,7 @@ mkdir -p "$runner_dir" "$(dirname "$runner_pid")"
 (cd "$root" && go build -o "$root/bin/olm-runner" ./test/olm/cmd/olm-runner)
 nohup "$root/bin/olm-runner" -namespace "$NS" -workdir "$runner_dir" >"$runner_dir/runner.log" 2>&1 &
 echo $! >"$runner_pid"
-until grep -q "Starting manager" "$runner_dir/operator.log" 2>/dev/null; do sleep 0.2; done
+until_ok 60 "the operator to start (log $runner_dir/operator.log)" manager_started
 grep "=== runner" "$runner_dir/operator.log" | tail -1
 
 step "Creating the sample Memcached (size 3)"
@@ -75,12 +89,12 @@ k wait memcached/memcached-sample -n "$NS" --for=condition=Available --timeout=1
 k get memcached -n "$NS"
 hash_before=$(k get pods -n "$NS" -l app.kubernetes.io/instance=memcached-sample -o jsonpath='{.items[*].metadata.labels.pod-template-hash}')
 
-step "Channel bump: the catalog's stable head moves to 0.2.0"
+step "Channel bump: the catalog's stable head moves to $HEAD (its skipRange covers 0.1.0)"
 "$root/hack/catalog-serve.sh" start
-until [ "$(k get csv memcached-operator.v0.2.0 -n "$NS" -o jsonpath='{.status.phase}' 2>/dev/null)" = Succeeded ]; do sleep 0.5; done
-k wait csv/memcached-operator.v0.1.0 -n "$NS" --for=delete --timeout=120s || true
+until_ok 180 "CSV memcached-operator.$HEAD Succeeded" csv_phase "memcached-operator.$HEAD" Succeeded
+k wait csv/memcached-operator.v0.1.0 -n "$NS" --for=delete --timeout=120s
 k get installplans.operators.coreos.com,csv -n "$NS"
-until grep "=== runner" "$runner_dir/operator.log" | tail -1 | grep -q ':v0.2.0'; do sleep 0.2; done
+until_ok 60 "the runner to run $HEAD" runner_runs "$HEAD"
 grep "=== runner" "$runner_dir/operator.log" | tail -1
 hash_after=$(k get pods -n "$NS" -l app.kubernetes.io/instance=memcached-sample -o jsonpath='{.items[*].metadata.labels.pod-template-hash}')
 echo "memcached pod-template-hash before: $hash_before"
@@ -92,5 +106,5 @@ cat <<MSG
   export KUBECONFIG=$KUBECONFIG
   $KUBECTL get csv,memcached -n $NS
   tail -f $runner_dir/operator.log
-Stop: kill \$(cat $runner_pid); hack/catalog-serve.sh stop; make olm-down; make demo-down
+Stop everything (runner, operator, opm serve, OLM, cluster): make demo-down
 MSG

@@ -55,7 +55,7 @@ step "Starting the operator (log: $log)"
 stop_manager
 mkdir -p "$(dirname "$pidfile")" "$(dirname "$log")"
 WATCH_NAMESPACE="" RELATED_IMAGE_MEMCACHED="$MEMCACHED_IMAGE" \
-  nohup "$MANAGER_BIN" --metrics-bind-address=127.0.0.1:28443 --health-probe-bind-address=127.0.0.1:28081 >"$log" 2>&1 &
+  nohup "$MANAGER_BIN" --metrics-bind-address=127.0.0.1:28443 --health-probe-bind-address=127.0.0.1:28081 >>"$log" 2>&1 &
 echo $! >"$pidfile"
 for _ in $(seq 100); do
   curl --noproxy '*' -fsS http://127.0.0.1:28081/readyz >/dev/null 2>&1 && break
@@ -63,6 +63,9 @@ for _ in $(seq 100); do
   sleep 0.2
 done
 echo "operator ready (pid $(cat "$pidfile")), metrics on https://127.0.0.1:28443/metrics"
+# The ClusterRole a scraper's ServiceAccount is bound to (the bundle ships the same one).
+k create clusterrole memcached-operator-metrics-reader --non-resource-url=/metrics --verb=get \
+  --dry-run=client -o yaml | k apply -f - >/dev/null
 
 step "Creating namespace $NS and the sample Memcached (size 3)"
 k create namespace "$NS" --dry-run=client -o yaml | k apply -f - >/dev/null

@@ -37,70 +37,9 @@ kubectl=$LOCALBIN/kubectl
 OLM_CRDS=(catalogsources clusterserviceversions installplans olmconfigs operatorconditions operatorgroups operators subscriptions)
 
 t0=$(date +%s%N)
-elapsed() {
-  local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-  printf '%d.%d' $((ms / 1000)) $((ms % 1000 / 100))
-}
-step() { printf '[%6ss] %s\n' "$(elapsed)" "$*"; }
+# shellcheck source=lib/procs.sh
+. "$root/hack/lib/procs.sh"
 k() { "$kubectl" --kubeconfig="$kubeconfig" "$@"; }
-
-# ours NAME PID: PID is alive and still runs the binary NAME (guards against PID reuse).
-ours() {
-  kill -0 "$2" 2>/dev/null || return 1
-  local argv0
-  argv0=$(tr '\0' '\n' <"/proc/$2/cmdline" 2>/dev/null | head -n1) || return 1
-  [ "$(basename -- "$argv0")" = "$1" ]
-}
-# running PID: the process exists and has not exited yet (a zombie has closed its files and ports).
-running() {
-  local state
-  state=$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1) || return 1
-  [ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
-}
-pid_if_ours() { # pid_if_ours NAME: prints the recorded PID of NAME when it still runs NAME
-  local pid
-  pid=$(cat "$pids/$1.pid" 2>/dev/null || true)
-  [[ "$pid" =~ ^[0-9]+$ ]] && ours "$1" "$pid" && echo "$pid"
-}
-
-stop_group() { # stop_group NAME... : SIGTERM them together, wait, SIGKILL leftovers
-  local name pid
-  local -a names=() ids=()
-  for name in "$@"; do
-    [ -f "$pids/$name.pid" ] || { step "$name was not running"; continue; }
-    if pid=$(pid_if_ours "$name"); then
-      kill -TERM "$pid" 2>/dev/null || true
-      names+=("$name") ids+=("$pid")
-    else
-      step "$name was not running"
-      rm -f "$pids/$name.pid"
-    fi
-  done
-  [ "${#ids[@]}" -gt 0 ] || return 0
-  local deadline=$(( $(date +%s%N) / 1000000 + GRACE * 1000 )) i left
-  while :; do
-    left=0
-    for i in "${!ids[@]}"; do
-      running "${ids[i]}" && left=1
-    done
-    [ "$left" = 0 ] && break
-    if [ $(( $(date +%s%N) / 1000000 )) -ge "$deadline" ]; then
-      for i in "${!ids[@]}"; do
-        if running "${ids[i]}"; then
-          step "${names[i]} (pid ${ids[i]}) ignored SIGTERM for ${GRACE}s: SIGKILL"
-          kill -KILL "${ids[i]}" 2>/dev/null || true
-        fi
-      done
-      sleep 0.2
-      break
-    fi
-    sleep 0.1
-  done
-  for i in "${!ids[@]}"; do
-    rm -f "$pids/${names[i]}.pid"
-    step "stopped ${names[i]} (pid ${ids[i]})"
-  done
-}
 
 if [ -d "$pids" ]; then
   exec 9>>"$pids/.olm.lock"

@@ -59,11 +59,8 @@ OLM_HEALTH_PORT=8080     # olm: plain HTTP, fixed by OLM
 CATALOG_HEALTH_PORT=8443 # catalog: HTTPS (given a certificate), fixed by OLM
 
 t0=$(date +%s%N)
-elapsed() {
-  local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-  printf '%d.%d' $((ms / 1000)) $((ms % 1000 / 100))
-}
-step() { printf '[%6ss] %s\n' "$(elapsed)" "$*"; }
+# shellcheck source=lib/procs.sh
+. "$root/hack/lib/procs.sh"
 die() { echo "olm-up: $*" >&2; exit 1; }
 k() { "$kubectl" --kubeconfig="$kubeconfig" "$@"; }
 

@@ -270,6 +270,9 @@ func startOperator() (*operator, error) {
 		"RELATED_IMAGE_MEMCACHED="+suite.memcachedImage,
 	)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
+	// If the test binary dies (a -timeout panic), the kernel stops the operator too: nothing else
+	// records its PID.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
 		return nil, fmt.Errorf("failed to start %s: %w", suite.managerBin, err)

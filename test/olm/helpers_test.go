@@ -66,14 +66,14 @@ const (
 )
 
 var (
-	cfg        *rest.Config
-	k8s        client.Client
-	binaries   map[string]string // image tag -> local manager binary
+	cfg      *rest.Config
+	k8s      client.Client
+	binaries map[string]string // image tag -> local manager binary
 	// headVersion is the image tag of the current release, the head of every channel (OLM_HEAD_VERSION).
 	headVersion string
-	artifacts  string
-	repoRoot   string
-	suiteStart = time.Now()
+	artifacts   string
+	repoRoot    string
+	suiteStart  = time.Now()
 )
 
 func TestMain(m *testing.M) {

@@ -258,7 +258,9 @@ func (r *Runner) start(ctx context.Context, cs kubernetes.Interface, dep *appsv1
 	cmd := exec.Command("unshare", append([]string{"--mount", "--propagation", "private", "--", "sh", "-c", script, "sh", saDir, bin}, args...)...)
 	cmd.Env = append([]string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + r.WorkDir, "KUBECONFIG=" + kubeconfig}, env...)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own process group (stop signals the group: unshare and the operator), and stopped by the
+	// kernel if the runner dies without stopping it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	if err := cmd.Start(); err != nil {
 		logf.Close()
 		return fmt.Errorf("failed to start %s: %w", bin, err)

@@ -1,0 +1,74 @@
+# shellcheck shell=bash
+# procs.sh — helpers shared by the hack/ scripts that start and stop local processes. Source it
+# after setting $pids (the directory of NAME.pid files) and, for stop_group, $GRACE (seconds).
+#   step MSG            print MSG with the seconds elapsed since the script started
+#   ours NAME PID       PID is alive and still runs the binary NAME (guards against PID reuse)
+#   running PID         the process exists and has not exited (a zombie has closed its ports)
+#   pid_if_ours NAME    print the recorded PID of NAME when it still runs NAME
+#   stop_group NAME...  SIGTERM the recorded processes together, wait up to $GRACE s, SIGKILL
+#                       leftovers, remove their pid files
+
+t0=${t0:-$(date +%s%N)}
+elapsed() {
+  local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+  printf '%d.%d' $((ms / 1000)) $((ms % 1000 / 100))
+}
+step() { printf '[%6ss] %s\n' "$(elapsed)" "$*"; }
+
+ours() {
+  kill -0 "$2" 2>/dev/null || return 1
+  local argv0
+  argv0=$(tr '\0' '\n' <"/proc/$2/cmdline" 2>/dev/null | head -n1) || return 1
+  [ "$(basename -- "$argv0")" = "$1" ]
+}
+
+running() {
+  local state
+  state=$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1) || return 1
+  [ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
+}
+
+pid_if_ours() {
+  local pid
+  pid=$(cat "$pids/$1.pid" 2>/dev/null || true)
+  [[ "$pid" =~ ^[0-9]+$ ]] && ours "$1" "$pid" && echo "$pid"
+}
+
+stop_group() {
+  local name pid
+  local -a names=() ids=()
+  for name in "$@"; do
+    [ -f "$pids/$name.pid" ] || continue
+    if pid=$(pid_if_ours "$name"); then
+      kill -TERM "$pid" 2>/dev/null || true
+      names+=("$name") ids+=("$pid")
+    else
+      step "$name was not running"
+      rm -f "$pids/$name.pid"
+    fi
+  done
+  [ "${#ids[@]}" -gt 0 ] || return 0
+  local deadline=$(( $(date +%s%N) / 1000000 + ${GRACE:-10} * 1000 )) i left
+  while :; do
+    left=0
+    for i in "${!ids[@]}"; do
+      running "${ids[i]}" && left=1
+    done
+    [ "$left" = 0 ] && break
+    if [ $(( $(date +%s%N) / 1000000 )) -ge "$deadline" ]; then
+      for i in "${!ids[@]}"; do
+        if running "${ids[i]}"; then
+          step "${names[i]} (pid ${ids[i]}) ignored SIGTERM for ${GRACE:-10}s: SIGKILL"
+          kill -KILL "${ids[i]}" 2>/dev/null || true
+        fi
+      done
+      sleep 0.2
+      break
+    fi
+    sleep 0.1
+  done
+  for i in "${!ids[@]}"; do
+    rm -f "$pids/${names[i]}.pid"
+    step "stopped ${names[i]} (pid ${ids[i]})"
+  done
+}
