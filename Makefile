@@ -126,7 +126,7 @@ docker-push: ## Push the operator image.
 
 .PHONY: install
 install: manifests kustomize kubectl ## Install the CRD into the cluster of KUBECONFIG.
-	$(KUSTOMIZE) build config/crd | $(KUBECTL) apply --server-side -f -
+	$(KUSTOMIZE) build config/crd | $(KUBECTL) apply --server-side --force-conflicts -f -
 
 .PHONY: uninstall
 uninstall: manifests kustomize kubectl ## Remove the CRD (and every Memcached) from the cluster of KUBECONFIG.

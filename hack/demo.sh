@@ -48,7 +48,7 @@ step "Starting the local cluster (first run builds kube-apiserver & co. from the
 "$root/hack/cluster-up.sh"
 
 step "Installing the Memcached CRD"
-k apply --server-side -f "$root/config/crd/bases" >/dev/null
+k apply --server-side --force-conflicts -f "$root/config/crd/bases" >/dev/null
 k wait --for=condition=Established crd/memcacheds.cache.example.com --timeout=60s
 
 step "Starting the operator (log: $log)"

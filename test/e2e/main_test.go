@@ -168,7 +168,7 @@ func setUp() error {
 	start := time.Now()
 	for _, args := range [][]string{
 		{"get", "--raw", "/readyz"},
-		{"apply", "--server-side", "-f", filepath.Join(root, "config", "crd", "bases")},
+		{"apply", "--server-side", "--force-conflicts", "-f", filepath.Join(root, "config", "crd", "bases")},
 		{"apply", "--server-side", "-f", filepath.Join(root, "config", "rbac", "metrics_reader_role.yaml")},
 		{"wait", "--for=condition=Established", "crd/" + crdName, "--timeout=60s"},
 	} {
