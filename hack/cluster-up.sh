@@ -225,7 +225,9 @@ wait_until() { # wait_until NAME DESCRIPTION COMMAND...
   shift 2
   failing=$name
   until "$@" >/dev/null 2>&1; do
-    alive "$name" || die "$name exited while waiting for: $what"
+    # Just started by us: only check that it has not exited (right after the fork its command
+    # line is still the shell's or setsid's, so alive's binary-name check would misfire).
+    running "$(pid_of "$name")" || die "$name exited while waiting for: $what"
     [ "$(date +%s)" -lt "$deadline" ] || die "timed out after ${STEP_TIMEOUT}s waiting for: $what"
     sleep 0.2
   done

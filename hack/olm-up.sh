@@ -282,12 +282,13 @@ wait_healthy() { # wait_healthy NAME WORKERS PORT SCHEME
   local deadline=$(( $(date +%s) + STEP_TIMEOUT ))
   failing=$1
   until healthy "$@"; do
-    alive "$1" || die "$1 exited (see $logs/$1.log)"
+    # Just started: only check it has not exited (alive's binary-name check can misfire before exec).
+    running "$(cat "$pids/$1.pid" 2>/dev/null)" || die "$1 exited (see $logs/$1.log)"
     [ "$(date +%s)" -lt "$deadline" ] || die "timed out after ${STEP_TIMEOUT}s waiting for $1 to get healthy"
     sleep 0.2
   done
   local where="no health listener: port $3 belongs to another process"
-  port_owner "$3" | grep -qx "$(cat "$pids/$1.pid")" && where="health on $4://127.0.0.1:$3/healthz (listening on *:$3)"
+  port_owner "$3" | grep -qx "$(cat "$pids/$1.pid")" && where="health on $4://127.0.0.1:$3/healthz"
   step "$1 is healthy: workers started, $where"
 }
 wait_healthy olm 1 "$OLM_HEALTH_PORT" http
