@@ -34,6 +34,11 @@ manager_started() { grep -q "Starting manager" "$runner_dir/operator.log"; }
 
 step "Local cluster"
 "$root/hack/cluster-up.sh"
+# Only one operator may reconcile the Memcacheds: stop the one `make demo` runs, if any.
+pids=$CLUSTER_DIR/pids
+# shellcheck source=lib/procs.sh
+. "$root/hack/lib/procs.sh"
+stop_group manager
 
 step "Installing OLM (CRDs, base objects, olm and catalog operators)"
 "$root/hack/olm-up.sh"
@@ -101,7 +106,7 @@ echo "memcached pod-template-hash before: $hash_before"
 echo "memcached pod-template-hash after:  $hash_after   (unchanged: the upgrade did not restart the cache)"
 k get memcached -n "$NS"
 
-step "Done. Running: the local cluster, OLM (olm, catalog), opm serve, the runner with operator 0.2.0"
+step "Done. Running: the local cluster, OLM (olm, catalog), opm serve, the runner with operator $HEAD"
 cat <<MSG
   export KUBECONFIG=$KUBECONFIG
   $KUBECTL get csv,memcached -n $NS

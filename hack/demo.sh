@@ -53,6 +53,11 @@ k wait --for=condition=Established crd/memcacheds.cache.example.com --timeout=60
 
 step "Starting the operator (log: $log)"
 stop_manager
+# Only one operator may reconcile the Memcacheds: stop the OLM runner of `make demo-olm`, if any.
+pids=$CLUSTER_DIR/pids
+# shellcheck source=lib/procs.sh
+. "$root/hack/lib/procs.sh"
+stop_group olm-runner
 mkdir -p "$(dirname "$pidfile")" "$(dirname "$log")"
 WATCH_NAMESPACE="" RELATED_IMAGE_MEMCACHED="$MEMCACHED_IMAGE" \
   nohup "$MANAGER_BIN" --metrics-bind-address=127.0.0.1:28443 --health-probe-bind-address=127.0.0.1:28081 >>"$log" 2>&1 &
