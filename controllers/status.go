@@ -32,18 +32,18 @@ import (
 
 // Condition reasons (CamelCase, Kubernetes API conventions).
 const (
-	ReasonAllReplicasReady       = "AllReplicasReady"
-	ReasonReplicasNotReady       = "ReplicasNotReady"
-	ReasonRolloutInProgress      = "RolloutInProgress"
-	ReasonRolloutComplete        = "RolloutComplete"
-	ReasonResourceConflict       = "ResourceConflict"
-	ReasonReconcileError         = "ReconcileError"
-	ReasonInvalidSpec            = "InvalidSpec"
-	ReasonWaitingForGC           = "WaitingForGarbageCollection"
-	ReasonProgressDeadline       = "ProgressDeadlineExceeded"
-	ReasonReplicaFailure         = "ReplicaFailure"
-	ReasonAsExpected             = "AsExpected"
-	ReasonDeploymentNotAvailable = "DeploymentNotFound"
+	ReasonAllReplicasReady   = "AllReplicasReady"
+	ReasonReplicasNotReady   = "ReplicasNotReady"
+	ReasonRolloutInProgress  = "RolloutInProgress"
+	ReasonRolloutComplete    = "RolloutComplete"
+	ReasonResourceConflict   = "ResourceConflict"
+	ReasonReconcileError     = "ReconcileError"
+	ReasonInvalidSpec        = "InvalidSpec"
+	ReasonWaitingForGC       = "WaitingForGarbageCollection"
+	ReasonProgressDeadline   = "ProgressDeadlineExceeded"
+	ReasonReplicaFailure     = "ReplicaFailure"
+	ReasonAsExpected         = "AsExpected"
+	ReasonDeploymentNotFound = "DeploymentNotFound"
 )
 
 // observed is what one reconcile saw and did: the input of computeStatus.
@@ -125,7 +125,7 @@ func computeStatus(mc *cachev1alpha1.Memcached, obs observed, now metav1.Time) c
 		set(cachev1alpha1.ConditionProgressing, metav1.ConditionTrue, ReasonWaitingForGC, msg)
 	case dep == nil:
 		msg := "the memcached Deployment does not exist yet"
-		set(cachev1alpha1.ConditionAvailable, metav1.ConditionFalse, ReasonDeploymentNotAvailable, msg)
+		set(cachev1alpha1.ConditionAvailable, metav1.ConditionFalse, ReasonDeploymentNotFound, msg)
 		set(cachev1alpha1.ConditionProgressing, metav1.ConditionTrue, ReasonRolloutInProgress, msg)
 	default:
 		want := mc.Spec.Size
