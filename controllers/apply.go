@@ -95,11 +95,8 @@ func apply[T client.Object](ctx context.Context, c client.Client, reader client.
 		if err := reader.Get(ctx, key, o.live); err != nil {
 			return o.live, applyUnchanged, fmt.Errorf("failed to get %s %s: %w", o.kind, key, err)
 		}
-		if !metav1.IsControlledBy(o.live, mc) {
-			if leftoverOf(o.live, mc) {
-				return o.live, applyUnchanged, errWaitingForGC
-			}
-			return o.live, applyUnchanged, &ConflictError{Kind: o.kind, Name: key.Name}
+		if err := notControlled(o.live, mc, o.kind); err != nil {
+			return o.live, applyUnchanged, err
 		}
 		// Ours, created by an earlier reconcile the cache has not caught up with: the watch event
 		// that follows brings us back.
@@ -108,11 +105,8 @@ func apply[T client.Object](ctx context.Context, c client.Client, reader client.
 		return o.live, applyUnchanged, fmt.Errorf("failed to get %s %s: %w", o.kind, key, err)
 	}
 
-	if !metav1.IsControlledBy(o.live, mc) {
-		if leftoverOf(o.live, mc) {
-			return o.live, applyUnchanged, errWaitingForGC
-		}
-		return o.live, applyUnchanged, &ConflictError{Kind: o.kind, Name: key.Name}
+	if err := notControlled(o.live, mc, o.kind); err != nil {
+		return o.live, applyUnchanged, err
 	}
 	if !o.needsUpdate(o.live, o.desired) {
 		return o.live, applyUnchanged, nil
@@ -164,8 +158,15 @@ func leftoverOf(obj client.Object, mc *cachev1alpha1.Memcached) bool {
 // being deleted: the instance is going away with it, so this is not a failure to report.
 var errNamespaceTerminating = errors.New("namespace is terminating")
 
-// isConflict reports whether err is (or wraps) a *ConflictError.
-func isConflict(err error) bool {
-	var ce *ConflictError
-	return errors.As(err, &ce)
+// notControlled returns nil when mc controls live; errWaitingForGC when live is left over from a
+// deleted Memcached of the same name; a *ConflictError otherwise.
+func notControlled(live client.Object, mc *cachev1alpha1.Memcached, kind string) error {
+	switch {
+	case metav1.IsControlledBy(live, mc):
+		return nil
+	case leftoverOf(live, mc):
+		return errWaitingForGC
+	default:
+		return &ConflictError{Kind: kind, Name: live.GetName()}
+	}
 }
