@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # build-kube.sh COMPONENT...
 #
-# Builds Kubernetes control-plane binaries (kube-apiserver, kube-controller-manager,
-# kube-scheduler, kubectl) and etcd from the pinned wrapper modules in hack/tools/{kube,etcd}
-# into $LOCALBIN. Each binary is skipped when it is already present at the pinned version.
-# Versions: KUBE_VERSION (default v1.37.2), ETCD_VERSION (default v3.7.3) — they must match the
-# wrapper modules' go.mod. A cold build of kube-apiserver takes 10-40 minutes on 2 cores.
+# Builds Kubernetes binaries (kube-apiserver, kube-controller-manager, kube-scheduler, kubectl,
+# and the real node's kubelet and kube-proxy), etcd and CoreDNS from the pinned wrapper modules in
+# hack/tools/{kube,etcd,coredns} into $LOCALBIN. Each binary is skipped when it is already present
+# at the pinned version. Versions: KUBE_VERSION (default v1.37.2), ETCD_VERSION (default v3.7.3),
+# COREDNS_VERSION (default v1.15.0) — they must match the wrapper modules' go.mod. Cold builds on
+# 2 cores: kube-apiserver 10-40 minutes, kubelet ~5, CoreDNS ~3, kube-proxy ~1.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 KUBE_VERSION=${KUBE_VERSION:-v1.37.2}
 ETCD_VERSION=${ETCD_VERSION:-v3.7.3}
+COREDNS_VERSION=${COREDNS_VERSION:-v1.15.0}
 export LOCALBIN=${LOCALBIN:-$root/bin}
 
 minor=${KUBE_VERSION#v1.}; minor=${minor%%.*}
@@ -25,7 +27,10 @@ for c in "$@"; do
     etcd)
       "$root/hack/build-tool.sh" etcd "$ETCD_VERSION" -- \
         bash -c 'cd "$0/hack/tools/etcd" && go build -ldflags "-s -w" -o "$OUT" .' "$root" ;;
-    kube-apiserver|kube-controller-manager|kube-scheduler|kubectl)
+    coredns)
+      "$root/hack/build-tool.sh" coredns "$COREDNS_VERSION" -- \
+        bash -c 'cd "$0/hack/tools/coredns" && go build -ldflags "-s -w" -o "$OUT" .' "$root" ;;
+    kube-apiserver|kube-controller-manager|kube-scheduler|kubectl|kubelet|kube-proxy)
       "$root/hack/build-tool.sh" "$c" "$KUBE_VERSION" -- \
         bash -c 'cd "$0/hack/tools/kube" && go build -ldflags "$1" -o "$OUT" "k8s.io/kubernetes/cmd/$2"' "$root" "$ldflags" "$c" ;;
     *) echo "build-kube.sh: unknown component $c" >&2; exit 2 ;;

@@ -1,11 +1,14 @@
 //go:build tools
 
-// Package tools records the Kubernetes commands this module builds.
+// Package tools records the Kubernetes commands this module builds: the control plane, kubectl,
+// and the node components (kubelet, kube-proxy) of the real-node tier.
 package tools
 
 import (
 	_ "k8s.io/kubernetes/cmd/kube-apiserver"
 	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
+	_ "k8s.io/kubernetes/cmd/kube-proxy"
 	_ "k8s.io/kubernetes/cmd/kube-scheduler"
 	_ "k8s.io/kubernetes/cmd/kubectl"
+	_ "k8s.io/kubernetes/cmd/kubelet"
 )
