@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# host-packages.sh [GROUP...]
+#
+# Installs the Debian packages the local tiers need that the Go module proxy cannot provide, only
+# when a command they ship is missing (apt-get update only when an install fails). Groups:
+#   base    openssl, curl (the local control plane), memcached (the real-binary argument test)
+#   real    the real-node tier: containerd, runc, CNI plugins (containernetworking-plugins),
+#           iptables and conntrack (kube-proxy), buildah, skopeo, umoci (images without a Docker
+#           engine), docker-registry (the local registry), busybox-static (a shell for images)
+# With no GROUP, installs base and real. Needs root (CI runs as root).
+set -euo pipefail
+
+declare -A pkg_of=(
+  [openssl]=openssl [curl]=curl [memcached]=memcached
+  [containerd]=containerd [runc]=runc [/usr/lib/cni/bridge]=containernetworking-plugins
+  [iptables]=iptables [conntrack]=conntrack [buildah]=buildah [skopeo]=skopeo [umoci]=umoci
+  [docker-registry]=docker-registry [busybox]=busybox-static
+)
+groups_base=(openssl curl memcached)
+groups_real=(containerd runc /usr/lib/cni/bridge iptables conntrack buildah skopeo umoci docker-registry busybox)
+
+[ $# -gt 0 ] || set -- base real
+want=()
+for g in "$@"; do
+  case $g in
+    base) want+=("${groups_base[@]}") ;;
+    real) want+=("${groups_real[@]}") ;;
+    *) echo "host-packages.sh: unknown group $g (base, real)" >&2; exit 2 ;;
+  esac
+done
+
+need=()
+for c in "${want[@]}"; do
+  if [[ $c == /* ]]; then [ -e "$c" ] && continue; else command -v "$c" >/dev/null && continue; fi
+  need+=("${pkg_of[$c]}")
+done
+[ ${#need[@]} -gt 0 ] || exit 0
+echo ">> installing Debian packages: ${need[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get install -y --no-install-recommends "${need[@]}" ||
+  { apt-get update && apt-get install -y --no-install-recommends "${need[@]}"; }
