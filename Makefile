@@ -37,9 +37,16 @@ export LOCALBIN
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen
 KUSTOMIZE ?= $(LOCALBIN)/kustomize
 KUBECTL ?= $(LOCALBIN)/kubectl
-# The local cluster's state directory and kubeconfig (hack/cluster-up.sh).
+# NODE picks the local cluster's tier (hack/cluster-up.sh): kwok (simulated pods, the scale tier)
+# or real (a real node: kubelet, containerd, kube-proxy, CoreDNS, the local registry; needs root).
+# Each tier keeps its state directory and kubeconfig: .cluster and .cluster-real.
+NODE ?= kwok
+ifeq ($(NODE),real)
+CLUSTER_DIR ?= $(shell pwd)/.cluster-real
+else
 CLUSTER_DIR ?= $(shell pwd)/.cluster
-export CLUSTER_DIR
+endif
+export CLUSTER_DIR NODE
 LOCAL_KUBECONFIG ?= $(CLUSTER_DIR)/kubeconfig
 
 OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk
@@ -208,11 +215,11 @@ bundle-push: ## Push the bundle image.
 ##@ Local cluster and demo
 
 .PHONY: cluster-up
-cluster-up: ## Build (first run) and start the loopback kwok cluster; kubeconfig in .cluster/kubeconfig.
+cluster-up: ## Build (first run) and start the local cluster: NODE=kwok (default, .cluster/kubeconfig) or NODE=real (.cluster-real/kubeconfig).
 	hack/cluster-up.sh
 
 .PHONY: cluster-down
-cluster-down: ## Stop the local cluster and what runs on it (keeps its state; PURGE=1 deletes it).
+cluster-down: ## Stop the local cluster of NODE and what runs on it, undoing a real node's host changes (keeps its state; PURGE=1 deletes it).
 	hack/cluster-down.sh
 
 .PHONY: demo
@@ -276,3 +283,4 @@ catalog-tool: ## Build the project's catalog tool (hack/catalog) into ./bin.
 cluster-tools: ## Build every binary of the local cluster into ./bin.
 	@hack/build-kube.sh etcd kube-apiserver kubectl kube-controller-manager kube-scheduler
 	@hack/build-kwok.sh
+	@$(if $(filter real,$(NODE)),hack/build-kube.sh kubelet kube-proxy coredns)

@@ -1,33 +1,52 @@
 #!/usr/bin/env bash
 # cluster-up.sh
 #
-# Starts a local Kubernetes cluster that listens on 127.0.0.1 only:
+# Starts a local Kubernetes cluster in one of two tiers (NODE, default kwok):
+#
+# NODE=kwok, the scale tier: listens on 127.0.0.1 only:
 #   etcd -> kube-apiserver -> kube-controller-manager + kube-scheduler -> kwok -> fake Nodes.
 # There is no kubelet and no container runtime: kwok (configured by hack/kwok.yaml) plays the
 # kubelet for NODES fake Nodes, so Pods are scheduled and become Running/Ready ~1 s after creation,
 # but no container ever runs. Pod IPs (10.244.0.0/16) and Service IPs (10.96.0.0/16) route nowhere.
+#
+# NODE=real, the truth tier (needs root; hack/host-packages.sh real installs its Debian packages):
+#   the same control plane -> the local registry (hack/registry.sh, 127.0.0.1:5000, with the pause
+#   image) -> containerd + runc -> kubelet (one real Node) -> kube-proxy (iptables) -> CoreDNS.
+# Pods run real containers from the local registry on a bridge network that only this host and the
+# pods' network namespaces share; the API server, kubelet and CoreDNS listen on the node address
+# (NODE_IP, default 10.244.0.1), the other components on 127.0.0.1. hack/lib/node.sh has the
+# details: what it changes on the host, and how hack/cluster-down.sh undoes each change.
+# State defaults to <repo>/.cluster-real, and the ports differ from the kwok tier's, so both tiers
+# can run at once.
 #
 # Idempotent: when the cluster is already up it says so and exits 0; a half-up cluster is stopped
 # and started again. State (certificates, etcd data, logs, pids, kubeconfig) lives in CLUSTER_DIR
 # and survives hack/cluster-down.sh unless --purge is given, so a restart keeps objects and the
 # admin kubeconfig stays valid.
 #
-# Environment (defaults):
-#   CLUSTER_DIR=<repo>/.cluster   LOCALBIN=<repo>/bin   NODES=3   ZONES="zone-a zone-b zone-c"
+# Environment (defaults for NODE=kwok; NODE=real adds 1000 to each port):
+#   NODE=kwok   CLUSTER_DIR=<repo>/.cluster (NODE=real: <repo>/.cluster-real)   LOCALBIN=<repo>/bin
+#   NODES=3   ZONES="zone-a zone-b zone-c"   (kwok tier)
 #   ETCD_PORT=22379 ETCD_PEER_PORT=22380 APISERVER_PORT=26443
 #   KCM_PORT=20257 SCHEDULER_PORT=20259 KWOK_PORT=20247   (all on 127.0.0.1)
+#   hack/lib/node.sh lists the real node's settings (NODE_IP, POD_CIDR, REGISTRY, ...).
 #   KWOK_CONFIG=<repo>/hack/kwok.yaml   STEP_TIMEOUT=120 (seconds for each component to get healthy)
 #   KEEP_ON_FAILURE=1 leaves the components that did start running after a failure.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 export LOCALBIN=${LOCALBIN:-$root/bin}
-CLUSTER_DIR=${CLUSTER_DIR:-$root/.cluster}
-ETCD_PORT=${ETCD_PORT:-22379}
-ETCD_PEER_PORT=${ETCD_PEER_PORT:-22380}
-APISERVER_PORT=${APISERVER_PORT:-26443}
-KCM_PORT=${KCM_PORT:-20257}
-SCHEDULER_PORT=${SCHEDULER_PORT:-20259}
+NODE=${NODE:-kwok}
+case $NODE in
+  kwok) CLUSTER_DIR=${CLUSTER_DIR:-$root/.cluster}; port_base=0 ;;
+  real) CLUSTER_DIR=${CLUSTER_DIR:-$root/.cluster-real}; port_base=1000 ;;
+  *) echo "cluster-up: NODE must be kwok or real, not '$NODE'" >&2; exit 2 ;;
+esac
+ETCD_PORT=${ETCD_PORT:-$((22379 + port_base))}
+ETCD_PEER_PORT=${ETCD_PEER_PORT:-$((22380 + port_base))}
+APISERVER_PORT=${APISERVER_PORT:-$((26443 + port_base))}
+KCM_PORT=${KCM_PORT:-$((20257 + port_base))}
+SCHEDULER_PORT=${SCHEDULER_PORT:-$((20259 + port_base))}
 KWOK_PORT=${KWOK_PORT:-20247}
 NODES=${NODES:-3}
 ZONES=${ZONES:-zone-a zone-b zone-c}
@@ -38,7 +57,11 @@ export CLUSTER_DIR
 # Never let a proxy setting send loopback traffic elsewhere.
 export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}"
 
-COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok)
+if [ "$NODE" = real ]; then
+  COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler containerd kubelet kube-proxy coredns)
+else
+  COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok)
+fi
 pki=$CLUSTER_DIR/pki
 logs=$CLUSTER_DIR/logs
 pids=$CLUSTER_DIR/pids
@@ -48,6 +71,14 @@ kubectl=$LOCALBIN/kubectl
 t0=$(date +%s%N)
 # shellcheck source=lib/procs.sh
 . "$root/hack/lib/procs.sh"
+# The address the API server listens on and advertises: loopback for kwok; the node address for a
+# real node, whose pods must reach it (through the `kubernetes` Service).
+API_ADDR=127.0.0.1
+if [ "$NODE" = real ]; then
+  # shellcheck source=lib/node.sh
+  . "$root/hack/lib/node.sh"
+  API_ADDR=$NODE_IP
+fi
 
 pid_of() { cat "$pids/$1.pid" 2>/dev/null || true; }
 
@@ -63,7 +94,7 @@ alive() {
 
 curl_api() {
   curl --noproxy '*' -fsS --max-time 5 --cacert "$pki/ca.crt" --cert "$pki/admin.crt" --key "$pki/admin.key" \
-    "https://127.0.0.1:$APISERVER_PORT$1"
+    "https://$API_ADDR:$APISERVER_PORT$1"
 }
 
 started=()
@@ -78,7 +109,7 @@ on_exit() {
   fi
   if [ "${#started[@]}" -gt 0 ] && [ "${KEEP_ON_FAILURE:-0}" != 1 ]; then
     echo "cluster-up: stopping the components started so far (KEEP_ON_FAILURE=1 keeps them)" >&2
-    "$root/hack/cluster-down.sh" >&2 || true
+    CLUSTER_DIR=$CLUSTER_DIR "$root/hack/cluster-down.sh" >&2 || true
   fi
   echo "cluster-up: FAILED after $(elapsed)s (logs: $logs)" >&2
 }
@@ -90,11 +121,16 @@ print_usage_hint() {
   echo
   local version nodes
   version=$(curl_api /version | sed -n 's/.*"gitVersion": *"\([^"]*\)".*/\1/p')
-  nodes=$("$kubectl" --kubeconfig="$kubeconfig" get nodes -l type=kwok -o name | grep -c . || true)
-  echo "Kubernetes $version on https://127.0.0.1:$APISERVER_PORT with $nodes kwok nodes (state: $CLUSTER_DIR)"
+  if [ "$NODE" = real ]; then
+    echo "Kubernetes $version on https://$API_ADDR:$APISERVER_PORT with the real node $NODE_NAME (state: $CLUSTER_DIR)"
+    echo "  images: $REGISTRY (hack/registry.sh); pods: $POD_CIDR on $NODE_BRIDGE; services: $SERVICE_CIDR; DNS: $DNS_IP"
+  else
+    nodes=$("$kubectl" --kubeconfig="$kubeconfig" get nodes -l type=kwok -o name | grep -c . || true)
+    echo "Kubernetes $version on https://127.0.0.1:$APISERVER_PORT with $nodes kwok nodes (state: $CLUSTER_DIR)"
+  fi
   echo "  export KUBECONFIG=$kubeconfig"
   echo "  $kubectl get nodes"
-  echo "Stop it with: hack/cluster-down.sh   (add --purge to delete $CLUSTER_DIR as well)"
+  echo "Stop it with: NODE=$NODE hack/cluster-down.sh   (add --purge to delete $CLUSTER_DIR as well)"
 }
 
 # One cluster-up at a time per CLUSTER_DIR: a second one waits, then finds the cluster up.
@@ -117,18 +153,30 @@ if [ "$all_alive" = 1 ] && curl_api /readyz >/dev/null 2>&1; then
 fi
 if [ "$any_alive" = 1 ]; then
   step "cluster is only partly up: stopping it to start again"
-  "$root/hack/cluster-down.sh"
+  CLUSTER_DIR=$CLUSTER_DIR "$root/hack/cluster-down.sh"
 fi
 
 # ---------------------------------------------------------------- binaries
-step "building binaries if needed (etcd, kube-apiserver, kubectl, kube-controller-manager, kube-scheduler, kwok)"
-"$root/hack/build-kube.sh" etcd kube-apiserver kubectl kube-controller-manager kube-scheduler
-"$root/hack/build-kwok.sh"
+if [ "$NODE" = real ]; then
+  node_preflight
+  step "building binaries if needed (etcd, kube-apiserver, kubectl, kube-controller-manager, kube-scheduler, kubelet, kube-proxy, coredns)"
+  "$root/hack/build-kube.sh" etcd kube-apiserver kubectl kube-controller-manager kube-scheduler kubelet kube-proxy coredns
+else
+  step "building binaries if needed (etcd, kube-apiserver, kubectl, kube-controller-manager, kube-scheduler, kwok)"
+  "$root/hack/build-kube.sh" etcd kube-apiserver kubectl kube-controller-manager kube-scheduler
+  "$root/hack/build-kwok.sh"
+fi
 command -v openssl >/dev/null || die "openssl is required (apt-get install openssl)"
 command -v curl >/dev/null || die "curl is required (apt-get install curl)"
 
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-for p in "$ETCD_PORT" "$ETCD_PEER_PORT" "$APISERVER_PORT" "$KCM_PORT" "$SCHEDULER_PORT" "$KWOK_PORT"; do
+ports=("$ETCD_PORT" "$ETCD_PEER_PORT" "$APISERVER_PORT" "$KCM_PORT" "$SCHEDULER_PORT")
+if [ "$NODE" = real ]; then
+  ports+=("$KUBELET_HEALTHZ_PORT" "$KUBE_PROXY_HEALTHZ_PORT" "$KUBE_PROXY_METRICS_PORT" "$COREDNS_HEALTH_PORT" "$COREDNS_READY_PORT")
+else
+  ports+=("$KWOK_PORT")
+fi
+for p in "${ports[@]}"; do
   port_busy "$p" && die "127.0.0.1:$p is already in use by another process (override ETCD_PORT, ETCD_PEER_PORT, APISERVER_PORT, KCM_PORT, SCHEDULER_PORT or KWOK_PORT)"
 done
 
@@ -162,13 +210,14 @@ gen_pki() {
     }
     ca ca kubernetes-ca
     leaf apiserver ca "/CN=kube-apiserver" serverAuth \
-      "IP:127.0.0.1,IP:10.96.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
+      "IP:127.0.0.1,IP:$API_ADDR,IP:10.96.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
     leaf admin ca "/O=system:masters/CN=kubernetes-admin" clientAuth
     leaf kube-controller-manager ca "/CN=system:kube-controller-manager" clientAuth
     leaf kube-scheduler ca "/CN=system:kube-scheduler" clientAuth
     leaf apiserver-kubelet-client ca "/O=system:masters/CN=kube-apiserver-kubelet-client" clientAuth
     ca front-proxy-ca front-proxy-ca
     leaf front-proxy-client front-proxy-ca "/CN=front-proxy-client" clientAuth
+    if [ "$NODE" = real ]; then node_pki; fi
     openssl genrsa -out sa.key 2048 2>>openssl.log
     openssl rsa -in sa.key -pubout -out sa.pub 2>>openssl.log
     rm -f ./*.cnf ./*.srl
@@ -185,7 +234,7 @@ kind: Config
 clusters:
 - name: local
   cluster:
-    server: https://127.0.0.1:$APISERVER_PORT
+    server: https://$API_ADDR:$APISERVER_PORT
     certificate-authority-data: $($b64 <"$pki/ca.crt")
 users:
 - name: $2
@@ -214,8 +263,13 @@ write_kubeconfig "$CLUSTER_DIR/kube-scheduler.kubeconfig" kube-scheduler
 start() { # start NAME ARGS... (runs $LOCALBIN/NAME in its own session, detached)
   local name=$1
   shift
+  start_cmd "$name" "$LOCALBIN/$name" "$@"
+}
+start_cmd() { # start_cmd NAME BINARY ARGS... (BINARY's base name must be NAME: see ours in procs.sh)
+  local name=$1 bin=$2
+  shift 2
   failing=$name
-  setsid "$LOCALBIN/$name" "$@" </dev/null >"$logs/$name.log" 2>&1 9>&- &
+  setsid "$bin" "$@" </dev/null >"$logs/$name.log" 2>&1 9>&- &
   echo $! >"$pids/$name.pid"
   started+=("$name")
 }
@@ -234,6 +288,26 @@ wait_until() { # wait_until NAME DESCRIPTION COMMAND...
   step "$what"
 }
 
+# ---------------------------------------------------------------- real node: host side first
+# The node address must exist before the API server binds it; the pause image must be in the
+# registry before the first pod. The kwok tier has no pods to reach the API server: no endpoints.
+endpoint_reconciler=none
+if [ "$NODE" = real ]; then
+  endpoint_reconciler=lease
+  node_record_host
+  node_network_up
+  node_cgroups_up
+  step "node network: $NODE_BRIDGE $NODE_IP, pods $POD_CIDR, services $SERVICE_CIDR (host changes recorded in $node_dir/host-before.env)"
+  failing=registry
+  # The registry outlives the cluster when it was already running (images are built without a
+  # cluster); cluster-down.sh stops it only when this script started it.
+  if ! "$root/hack/registry.sh" status >/dev/null 2>&1; then
+    "$root/hack/registry.sh" start
+    touch "$CLUSTER_DIR/registry-started-by-cluster-up"
+  fi
+  "$root/hack/local-images.sh" pause
+fi
+
 # ---------------------------------------------------------------- etcd
 start etcd --name=local --data-dir="$CLUSTER_DIR/etcd" --unsafe-no-fsync \
   --listen-client-urls="http://127.0.0.1:$ETCD_PORT" --advertise-client-urls="http://127.0.0.1:$ETCD_PORT" \
@@ -245,8 +319,8 @@ wait_until etcd "etcd healthy on 127.0.0.1:$ETCD_PORT" etcd_ok
 
 # ---------------------------------------------------------------- kube-apiserver
 start kube-apiserver \
-  --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$APISERVER_PORT" \
-  --endpoint-reconciler-type=none \
+  --bind-address="$API_ADDR" --advertise-address="$API_ADDR" --secure-port="$APISERVER_PORT" \
+  --endpoint-reconciler-type="$endpoint_reconciler" \
   --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
   --cert-dir="$CLUSTER_DIR/certs" \
   --tls-cert-file="$pki/apiserver.crt" --tls-private-key-file="$pki/apiserver.key" \
@@ -284,6 +358,13 @@ healthz() { curl --noproxy '*' -fsSk --max-time 2 "https://127.0.0.1:$1/healthz"
 wait_until kube-controller-manager "kube-controller-manager healthy on 127.0.0.1:$KCM_PORT" healthz "$KCM_PORT"
 wait_until kube-scheduler "kube-scheduler healthy on 127.0.0.1:$SCHEDULER_PORT" healthz "$SCHEDULER_PORT"
 
+if [ "$NODE" = real ]; then
+  # ------------------------------------------------------------ real node
+  node_containerd_start
+  node_kubelet_start
+  node_kube_proxy_start
+  node_coredns_start
+else
 # ---------------------------------------------------------------- kwok
 # On a restart the Node Leases in etcd are still held by the previous kwok process (kwok picks a
 # random holder identity per run) and the new one would wait until they expire (up to 40 s) before
@@ -349,6 +430,7 @@ for ((i = 0; i < NODES; i++)); do node_names+=("kwok-node-$i"); done
 leases_held() { "$kubectl" --kubeconfig="$kubeconfig" -n kube-node-lease get lease "${node_names[@]}"; }
 wait_until kwok "kwok holds the leases of $NODES nodes" leases_held
 wait_until kwok "$NODES nodes Ready" nodes_ready
+fi
 default_sa() { "$kubectl" --kubeconfig="$kubeconfig" -n default get serviceaccount default; }
 wait_until kube-controller-manager "ServiceAccount default/default exists" default_sa
 

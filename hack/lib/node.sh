@@ -1,0 +1,467 @@
+# shellcheck shell=bash
+# node.sh — the real node of the local cluster (hack/cluster-up.sh NODE=real, hack/cluster-down.sh).
+# Sourced after hack/lib/procs.sh, with root, LOCALBIN, CLUSTER_DIR, pids, logs, pki, kubectl and
+# kubeconfig set. One Node (NODE_NAME) made of Debian's containerd + runc + CNI plugins, a kubelet,
+# kube-proxy (iptables mode) and CoreDNS, all built or installed by the project, on a Linux bridge
+# (NODE_BRIDGE, NODE_IP/24) that only this host and the pods' network namespaces are on:
+#
+#   host ── NODE_BRIDGE (NODE_IP, gateway of POD_CIDR) ── veth ── pod netns (one per pod)
+#
+# - The API server, the kubelet and CoreDNS listen on NODE_IP, which pods reach directly.
+# - Service IPs (SERVICE_CIDR) are DNAT'd by kube-proxy; the route SERVICE_CIDR dev NODE_BRIDGE
+#   keeps a packet that is not DNAT'd on this host. The `kubernetes` Service is NODE_IP:APISERVER_PORT
+#   (the API server's lease endpoint reconciler); `kube-dns` (DNS_IP) is CoreDNS on NODE_IP:53.
+# - net.ipv4.ip_forward stays 0, so nothing a pod sends is routed off the host. Pod to pod traffic
+#   (through a Service too) is bridged; bridge netfilter (net.bridge.bridge-nf-call-iptables=1) lets
+#   kube-proxy's DNAT apply to it.
+# - Host changes are recorded before they are made ($node_dir/host-before.env: sysctls, nft tables,
+#   which host directories existed) and undone by node_down: containers, mounts, network namespaces,
+#   interfaces, iptables rules and tables, sysctls, cgroups, the directories containerd and the
+#   kubelet create outside CLUSTER_DIR.
+#
+# Environment (defaults): NODE_NAME=local-node NODE_BRIDGE=mcnode0 NODE_IP=10.244.0.1
+#   POD_CIDR=10.244.0.0/24 SERVICE_CIDR=10.96.0.0/16 DNS_IP=10.96.0.10 NODE_CGROUP=memcached-node
+#   REGISTRY=127.0.0.1:5000 PAUSE_IMAGE=$REGISTRY/pause:3.10 NODE_STATE=/run/memcached-node
+
+NODE_NAME=${NODE_NAME:-local-node}
+NODE_BRIDGE=${NODE_BRIDGE:-mcnode0}
+NODE_IP=${NODE_IP:-10.244.0.1}
+POD_CIDR=${POD_CIDR:-10.244.0.0/24}
+SERVICE_CIDR=${SERVICE_CIDR:-10.96.0.0/16}
+DNS_IP=${DNS_IP:-10.96.0.10}
+NODE_CGROUP=${NODE_CGROUP:-memcached-node}
+REGISTRY=${REGISTRY:-127.0.0.1:5000}
+PAUSE_IMAGE=${PAUSE_IMAGE:-$REGISTRY/pause:3.10}
+# containerd's state: sockets and runtime files; a short path on tmpfs (unix socket paths are limited
+# to 107 bytes).
+NODE_STATE=${NODE_STATE:-/run/memcached-node}
+KUBELET_HEALTHZ_PORT=${KUBELET_HEALTHZ_PORT:-10248}
+KUBE_PROXY_HEALTHZ_PORT=${KUBE_PROXY_HEALTHZ_PORT:-10256}
+KUBE_PROXY_METRICS_PORT=${KUBE_PROXY_METRICS_PORT:-10249}
+COREDNS_HEALTH_PORT=${COREDNS_HEALTH_PORT:-28080}
+COREDNS_READY_PORT=${COREDNS_READY_PORT:-28181}
+
+node_dir=$CLUSTER_DIR/node
+containerd_sock=$NODE_STATE/containerd.sock
+# The sysctls the node's components change (kubelet: overcommit, panic, keys; kube-proxy with the
+# settings below changes none, but its defaults would touch conntrack), recorded and restored.
+NODE_SYSCTLS=(vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops
+  kernel.keys.root_maxkeys kernel.keys.root_maxbytes net.ipv4.ip_forward
+  net.ipv4.conf.all.route_localnet net.netfilter.nf_conntrack_max
+  net.netfilter.nf_conntrack_tcp_timeout_established net.netfilter.nf_conntrack_tcp_timeout_close_wait
+  net.bridge.bridge-nf-call-iptables net.bridge.bridge-nf-call-ip6tables)
+# Host paths containerd, CNI and the kubelet use whatever their configuration says: removed on the
+# way down when they did not exist before.
+NODE_HOST_DIRS=(/run/containerd /var/lib/cni /var/log/containers /var/log/pods /run/netns /opt/containerd)
+CGROUP_HIERARCHIES=(cpu cpuacct cpuset memory devices freezer blkio pids systemd hugetlb net_cls net_prio perf_event)
+
+ctr_() { ctr --address "$containerd_sock" -n k8s.io "$@"; }
+
+# ---------------------------------------------------------------- preflight
+node_preflight() {
+  [ "$(id -u)" = 0 ] || die "NODE=real needs root (network namespaces, mounts, cgroups, iptables)"
+  local c missing=()
+  for c in containerd containerd-shim-runc-v2 runc ctr iptables ip6tables nft ip; do
+    command -v "$c" >/dev/null || missing+=("$c")
+  done
+  for c in bridge host-local loopback; do [ -x "/usr/lib/cni/$c" ] || missing+=("cni/$c"); done
+  [ ${#missing[@]} -eq 0 ] || die "missing on this host: ${missing[*]} (run: hack/host-packages.sh real)"
+  [ -d /proc/sys/net/bridge ] || modprobe br_netfilter 2>/dev/null ||
+    die "bridge netfilter (br_netfilter) is not available: kube-proxy could not DNAT pod traffic"
+}
+
+# ---------------------------------------------------------------- host state, before and after
+node_record_host() {
+  # Recorded once, before the first change: a restart must not take our own changes as the baseline.
+  [ -s "$node_dir/host-before.env" ] && return 0
+  mkdir -p "$node_dir"
+  local s d tmp=$node_dir/host-before.env.tmp
+  {
+    for s in "${NODE_SYSCTLS[@]}"; do
+      [ -e "/proc/sys/${s//.//}" ] && printf 'sysctl %s %s\n' "$s" "$(sysctl -n "$s")"
+    done
+    for d in "${NODE_HOST_DIRS[@]}"; do [ -e "$d" ] && printf 'dir %s\n' "$d"; done
+    nft list tables 2>/dev/null | sed 's/^table /nft /'
+  } >"$tmp"
+  mv "$tmp" "$node_dir/host-before.env"
+}
+
+node_restore_host() {
+  local f=$node_dir/host-before.env kind a b cur
+  [ -s "$f" ] || return 0
+  while read -r kind a b; do
+    [ "$kind" = sysctl ] || continue
+    cur=$(sysctl -n "$a" 2>/dev/null) || continue
+    if [ "$cur" != "$b" ]; then
+      sysctl -qw "$a=$b" && step "restored sysctl $a=$b (was $cur)"
+    fi
+  done <"$f"
+  for a in "${NODE_HOST_DIRS[@]}"; do
+    if [ -e "$a" ] && ! grep -qx "dir $a" "$f"; then
+      umount_under "$a"
+      rm -rf "$a" && step "removed $a (created by the node)"
+    fi
+  done
+  local fam name
+  while read -r fam name; do
+    grep -qx "nft $fam $name" "$f" && continue
+    nft delete table "$fam" "$name" 2>/dev/null && step "removed nft table $fam $name (created by iptables for the node)"
+  done < <(nft list tables 2>/dev/null | sed 's/^table //')
+  rm -f "$f"
+}
+
+# umount_under DIR: unmount every mount point at or below DIR, deepest first.
+umount_under() {
+  local m
+  awk '{print $5}' /proc/self/mountinfo | grep -E "^$1(/|$)" | sort -r | while read -r m; do
+    umount -l "$m" 2>/dev/null || true
+  done
+}
+
+# ---------------------------------------------------------------- network
+node_network_up() {
+  if ! ip link show "$NODE_BRIDGE" >/dev/null 2>&1; then
+    ip link add "$NODE_BRIDGE" type bridge
+    step "created bridge $NODE_BRIDGE"
+  fi
+  ip addr replace "$NODE_IP/${POD_CIDR#*/}" dev "$NODE_BRIDGE"
+  ip link set "$NODE_BRIDGE" up
+  ip route replace "$SERVICE_CIDR" dev "$NODE_BRIDGE" src "$NODE_IP"
+  sysctl -qw net.bridge.bridge-nf-call-iptables=1 net.bridge.bridge-nf-call-ip6tables=1
+  [ "$(sysctl -n net.ipv4.ip_forward)" = 0 ] ||
+    step "warning: net.ipv4.ip_forward is 1 on this host (it was before the node started): pods' traffic could be routed off the host"
+  mkdir -p "$node_dir/cni/net.d" "$node_dir/cni/ipam"
+  # isGateway and ipMasq stay false: either would make the bridge plugin set ip_forward=1.
+  cat >"$node_dir/cni/net.d/10-memcached-node.conflist" <<EOF
+{
+  "cniVersion": "1.0.0",
+  "name": "memcached-node",
+  "plugins": [
+    {
+      "type": "bridge",
+      "bridge": "$NODE_BRIDGE",
+      "isGateway": false,
+      "ipMasq": false,
+      "hairpinMode": true,
+      "ipam": {
+        "type": "host-local",
+        "dataDir": "$node_dir/cni/ipam",
+        "ranges": [[{"subnet": "$POD_CIDR", "gateway": "$NODE_IP"}]],
+        "routes": [{"dst": "0.0.0.0/0", "gw": "$NODE_IP"}]
+      }
+    }
+  ]
+}
+EOF
+}
+
+node_network_down() {
+  local l
+  # Pods' veths left behind (normally removed with their sandboxes), then the bridge (its routes go with it).
+  for l in $(ip -o link show master "$NODE_BRIDGE" 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1); do
+    ip link del "$l" 2>/dev/null && step "removed leftover pod interface $l"
+  done
+  if ip link show "$NODE_BRIDGE" >/dev/null 2>&1; then
+    ip link del "$NODE_BRIDGE" && step "removed bridge $NODE_BRIDGE and its routes"
+  fi
+  # Rules kube-proxy and the kubelet added (kube-proxy --cleanup leaves the kubelet's KUBE-FIREWALL
+  # and canaries): delete every rule that jumps to a KUBE-* chain, then the chains.
+  local ipt t chain
+  for ipt in iptables ip6tables; do
+    for t in filter nat mangle; do
+      "$ipt" -t "$t" -S 2>/dev/null | grep -E '^-A .* -j KUBE-' | sed 's/^-A /-D /' | while read -r rule; do
+        eval "$ipt -t $t $rule" 2>/dev/null || true
+      done
+      for chain in $("$ipt" -t "$t" -S 2>/dev/null | awk '$1 == "-N" && $2 ~ /^KUBE-/ {print $2}'); do
+        "$ipt" -t "$t" -F "$chain" 2>/dev/null || true
+      done
+      for chain in $("$ipt" -t "$t" -S 2>/dev/null | awk '$1 == "-N" && $2 ~ /^KUBE-/ {print $2}'); do
+        "$ipt" -t "$t" -X "$chain" 2>/dev/null || true
+      done
+    done
+  done
+}
+
+# ---------------------------------------------------------------- cgroups (v1, cgroupfs driver)
+node_cgroups_up() {
+  local h d
+  for h in "${CGROUP_HIERARCHIES[@]}"; do
+    [ -d "/sys/fs/cgroup/$h" ] || continue
+    d=/sys/fs/cgroup/$h/$NODE_CGROUP
+    mkdir -p "$d"
+    if [ "$h" = cpuset ]; then
+      cat /sys/fs/cgroup/cpuset/cpuset.cpus >"$d/cpuset.cpus"
+      cat /sys/fs/cgroup/cpuset/cpuset.mems >"$d/cpuset.mems"
+    fi
+  done
+}
+
+node_cgroups_down() {
+  local h d
+  for h in "${CGROUP_HIERARCHIES[@]}"; do
+    d=/sys/fs/cgroup/$h/$NODE_CGROUP
+    [ -d "$d" ] || continue
+    # Children first; a cgroup with a process left in it stays (and is reported).
+    find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null || true
+    [ -d "$d" ] && step "warning: cgroup $d still holds processes: left in place"
+  done
+  return 0
+}
+
+# ---------------------------------------------------------------- certificates and kubeconfigs
+# Extra leaves of the node, signed by the cluster CA (gen_pki in cluster-up.sh calls it).
+node_pki() {
+  leaf kubelet ca "/O=system:nodes/CN=system:node:$NODE_NAME" clientAuth
+  leaf kubelet-serving ca "/CN=$NODE_NAME" serverAuth "IP:$NODE_IP,DNS:$NODE_NAME"
+  leaf kube-proxy ca "/CN=system:kube-proxy" clientAuth
+  leaf coredns ca "/CN=system:coredns" clientAuth
+}
+
+# ---------------------------------------------------------------- containerd
+node_containerd_start() {
+  mkdir -p "$node_dir/containerd/root" "$NODE_STATE"
+  cat >"$node_dir/containerd/config.toml" <<EOF
+version = 2
+root = "$node_dir/containerd/root"
+state = "$NODE_STATE/state"
+# Only the plugins the node needs; "opt" would create /opt/containerd.
+disabled_plugins = ["io.containerd.internal.v1.opt", "io.containerd.snapshotter.v1.aufs",
+  "io.containerd.snapshotter.v1.btrfs", "io.containerd.snapshotter.v1.devmapper",
+  "io.containerd.snapshotter.v1.zfs", "io.containerd.tracing.processor.v1.otlp"]
+[grpc]
+  address = "$containerd_sock"
+[ttrpc]
+  address = "$containerd_sock.ttrpc"
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "$PAUSE_IMAGE"
+  # Root here lacks CAP_SYS_RESOURCE: a negative oom_score_adj is refused and every sandbox would
+  # fail ("can't get final child's PID from pipe"); this keeps scores at or above containerd's own.
+  restrict_oom_score_adj = true
+  disable_apparmor = true
+  enable_selinux = false
+  stream_server_address = "127.0.0.1"
+  stream_server_port = "0"
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    snapshotter = "overlayfs"
+    default_runtime_name = "runc"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+        SystemdCgroup = false
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "/usr/lib/cni"
+    conf_dir = "$node_dir/cni/net.d"
+  # The local registry serves plain HTTP on loopback (containerd runs in the host's network).
+  [plugins."io.containerd.grpc.v1.cri".registry.mirrors."$REGISTRY"]
+    endpoint = ["http://$REGISTRY"]
+EOF
+  start_cmd containerd "$(command -v containerd)" --config "$node_dir/containerd/config.toml"
+  wait_until containerd "containerd serving on $containerd_sock" ctr_ version
+}
+
+# node_containers_down: stop every container and sandbox of this node's containerd (normally the
+# kubelet has already done it when the pods were deleted): kill the tasks, tear down their network
+# namespaces (CNI DEL is containerd's job; leftovers are removed by node_network_down) and unmount.
+node_containers_down() {
+  local id
+  if [ -S "$containerd_sock" ] && ctr_ version >/dev/null 2>&1; then
+    for id in $(ctr_ tasks ls -q 2>/dev/null); do
+      ctr_ tasks kill -s SIGKILL "$id" >/dev/null 2>&1 || true
+    done
+    sleep 0.5
+    for id in $(ctr_ tasks ls -q 2>/dev/null); do
+      ctr_ tasks delete -f "$id" >/dev/null 2>&1 || true
+    done
+  fi
+  # Shims whose containerd is ours (their command line names our socket) outlive containerd.
+  local pid
+  for pid in $(pgrep -f "containerd-shim-runc-v2 .*-address $containerd_sock( |$)" || true); do
+    kill -KILL "$pid" 2>/dev/null && step "killed leftover shim $pid"
+  done
+}
+
+# ---------------------------------------------------------------- kubelet
+node_kubelet_start() {
+  mkdir -p "$node_dir/kubelet/root" "$node_dir/kubelet/pod-logs"
+  : >"$node_dir/kubelet/resolv.conf" # pods get cluster DNS only; nothing resolves off the host
+  write_kubeconfig "$node_dir/kubelet/kubeconfig" kubelet
+  cat >"$node_dir/kubelet/config.yaml" <<EOF
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+address: $NODE_IP
+port: 10250
+readOnlyPort: 0
+healthzBindAddress: 127.0.0.1
+healthzPort: $KUBELET_HEALTHZ_PORT
+tlsCertFile: $pki/kubelet-serving.crt
+tlsPrivateKeyFile: $pki/kubelet-serving.key
+authentication:
+  anonymous: {enabled: false}
+  webhook: {enabled: true}
+  x509: {clientCAFile: $pki/ca.crt}
+authorization: {mode: Webhook}
+containerRuntimeEndpoint: unix://$containerd_sock
+# cgroup v1 without systemd: cgroupfs, under a cgroup of our own in every hierarchy.
+failCgroupV1: false
+cgroupDriver: cgroupfs
+cgroupRoot: /$NODE_CGROUP
+clusterDNS: [$DNS_IP]
+clusterDomain: cluster.local
+resolvConf: $node_dir/kubelet/resolv.conf
+podLogsDir: $node_dir/kubelet/pod-logs
+failSwapOn: false
+serializeImagePulls: false
+maxPods: 110
+evictionHard: {memory.available: 100Mi, nodefs.available: 1%, nodefs.inodesFree: 1%, imagefs.available: 1%}
+EOF
+  start kubelet --config="$node_dir/kubelet/config.yaml" --kubeconfig="$node_dir/kubelet/kubeconfig" \
+    --root-dir="$node_dir/kubelet/root" --cert-dir="$node_dir/kubelet/pki" \
+    --hostname-override="$NODE_NAME" --node-ip="$NODE_IP"
+  kubelet_ok() { curl --noproxy '*' -fsS --max-time 2 "http://127.0.0.1:$KUBELET_HEALTHZ_PORT/healthz"; }
+  wait_until kubelet "kubelet healthy (127.0.0.1:$KUBELET_HEALTHZ_PORT)" kubelet_ok
+  node_ready() {
+    [ "$("$kubectl" --kubeconfig="$kubeconfig" get node "$NODE_NAME" \
+      -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" = True ]
+  }
+  wait_until kubelet "node $NODE_NAME Ready" node_ready
+}
+
+# ---------------------------------------------------------------- kube-proxy
+node_kube_proxy_start() {
+  mkdir -p "$node_dir/kube-proxy"
+  write_kubeconfig "$node_dir/kube-proxy/kubeconfig" kube-proxy
+  # No conntrack sysctl is changed (maxPerCore and the TCP timeouts 0 = leave as is), NodePorts only
+  # on NODE_IP (localhost NodePorts would set route_localnet=1).
+  cat >"$node_dir/kube-proxy/config.yaml" <<EOF
+apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+clientConnection:
+  kubeconfig: $node_dir/kube-proxy/kubeconfig
+mode: iptables
+clusterCIDR: $POD_CIDR
+hostnameOverride: $NODE_NAME
+bindAddress: $NODE_IP
+healthzBindAddress: 127.0.0.1:$KUBE_PROXY_HEALTHZ_PORT
+metricsBindAddress: 127.0.0.1:$KUBE_PROXY_METRICS_PORT
+nodePortAddresses: [$NODE_IP/32]
+iptables:
+  localhostNodePorts: false
+conntrack:
+  maxPerCore: 0
+  min: 0
+  tcpEstablishedTimeout: 0s
+  tcpCloseWaitTimeout: 0s
+EOF
+  start kube-proxy --config="$node_dir/kube-proxy/config.yaml"
+  proxy_ok() { curl --noproxy '*' -fsS --max-time 2 "http://127.0.0.1:$KUBE_PROXY_HEALTHZ_PORT/healthz"; }
+  wait_until kube-proxy "kube-proxy healthy (iptables mode, 127.0.0.1:$KUBE_PROXY_HEALTHZ_PORT)" proxy_ok
+}
+
+# ---------------------------------------------------------------- CoreDNS
+node_coredns_start() {
+  mkdir -p "$node_dir/coredns"
+  write_kubeconfig "$node_dir/coredns/kubeconfig" coredns
+  "$kubectl" --kubeconfig="$kubeconfig" apply --server-side --field-manager=cluster-up -f - >/dev/null <<EOF
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: system:coredns
+rules:
+- apiGroups: [""]
+  resources: [endpoints, services, pods, namespaces]
+  verbs: [list, watch]
+- apiGroups: [discovery.k8s.io]
+  resources: [endpointslices]
+  verbs: [list, watch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: system:coredns
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "system:coredns"}
+subjects:
+- {apiGroup: rbac.authorization.k8s.io, kind: User, name: "system:coredns"}
+---
+# CoreDNS runs on the host, on NODE_IP: a Service without selector and a hand-made EndpointSlice.
+apiVersion: v1
+kind: Service
+metadata:
+  name: kube-dns
+  namespace: kube-system
+  labels: {k8s-app: kube-dns, kubernetes.io/name: CoreDNS}
+spec:
+  clusterIP: $DNS_IP
+  ports:
+  - {name: dns, port: 53, protocol: UDP, targetPort: 53}
+  - {name: dns-tcp, port: 53, protocol: TCP, targetPort: 53}
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: kube-dns-host
+  namespace: kube-system
+  labels:
+    kubernetes.io/service-name: kube-dns
+    endpointslice.kubernetes.io/managed-by: cluster-up.memcached-operator
+addressType: IPv4
+endpoints:
+- addresses: [$NODE_IP]
+  conditions: {ready: true}
+ports:
+- {name: dns, port: 53, protocol: UDP}
+- {name: dns-tcp, port: 53, protocol: TCP}
+EOF
+  cat >"$node_dir/coredns/Corefile" <<EOF
+.:53 {
+    bind $NODE_IP
+    errors
+    health 127.0.0.1:$COREDNS_HEALTH_PORT
+    ready 127.0.0.1:$COREDNS_READY_PORT
+    kubernetes cluster.local in-addr.arpa ip6.arpa {
+        kubeconfig $node_dir/coredns/kubeconfig local
+        pods insecure
+        fallthrough in-addr.arpa ip6.arpa
+    }
+    cache 30
+}
+EOF
+  start coredns -conf "$node_dir/coredns/Corefile"
+  coredns_ok() { curl --noproxy '*' -fsS --max-time 2 "http://127.0.0.1:$COREDNS_READY_PORT/ready"; }
+  wait_until coredns "CoreDNS ready on $NODE_IP:53 (Service kube-dns $DNS_IP)" coredns_ok
+}
+
+# ---------------------------------------------------------------- up and down
+# node_drain: with the API server still up, stop what would recreate pods, delete every pod and let
+# the kubelet stop their containers and sandboxes (CNI DEL, unmounts) the normal way.
+node_drain() {
+  [ -s "$kubeconfig" ] || return 0
+  "$kubectl" --kubeconfig="$kubeconfig" --request-timeout=5s get --raw /readyz >/dev/null 2>&1 || return 0
+  ours kubelet "$(cat "$pids/kubelet.pid" 2>/dev/null || echo 0)" || return 0
+  local n
+  n=$("$kubectl" --kubeconfig="$kubeconfig" get pods -A --field-selector "spec.nodeName=$NODE_NAME" -o name 2>/dev/null | grep -c . || true)
+  [ "$n" -gt 0 ] || return 0
+  stop_group kube-controller-manager kube-scheduler
+  "$kubectl" --kubeconfig="$kubeconfig" delete pods -A --all --grace-period=1 --wait=true --timeout=90s >/dev/null 2>&1 ||
+    step "warning: not every pod was deleted within 90s: their containers are stopped below"
+  step "deleted $n pods: the kubelet stopped their containers and sandboxes"
+}
+
+node_down() {
+  node_drain
+  stop_group coredns kube-proxy kubelet
+  [ -x "$LOCALBIN/kube-proxy" ] && "$LOCALBIN/kube-proxy" --cleanup >/dev/null 2>&1 || true
+  node_containers_down
+  stop_group containerd
+  umount_under "$node_dir"
+  umount_under "$NODE_STATE"
+  # Network namespaces the node's sandboxes left (CNI names them cni-<uuid>).
+  local ns
+  for ns in /run/netns/cni-*; do
+    [ -e "$ns" ] || continue
+    umount "$ns" 2>/dev/null; rm -f "$ns" && step "removed leftover network namespace ${ns##*/}"
+  done
+  node_network_down
+  node_cgroups_down
+  rm -rf "$NODE_STATE"
+  node_restore_host
+}
