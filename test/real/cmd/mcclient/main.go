@@ -1,0 +1,352 @@
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command mcclient is the client pod of the real-node test tier (make test-real, make demo-real).
+// It runs as a pod under the restricted Pod Security profile, idle, and the suite runs its other
+// subcommands through `kubectl exec`; each prints one JSON report (test/real/memcache) on stdout
+// and exits 1 when anything failed.
+//
+//	mcclient idle                                    block until SIGTERM (the pod's main process)
+//	mcclient servers -servers H:P,...                resolve each server, ask version, stats, stats settings
+//	mcclient service -addr NAME:P -prefix K -n 100   set then get n keys over one connection to NAME
+//	mcclient hashset -servers H:P,... -prefix K -n N set each key on memcache.Pick(key, servers)
+//	mcclient locate -servers H:P,... -prefix K -n N  get each key from every server
+//	mcclient https-get -url URL [-token-stdin]       GET URL (TLS not verified), bearer token from stdin
+//
+// Keys are memcache.Key(prefix, i) for i in [0, n); values memcache.Value(key).
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/example/memcached-operator/test/real/memcache"
+)
+
+// timeout bounds each connection and request.
+const timeout = 5 * time.Second
+
+func main() {
+	if len(os.Args) < 2 {
+		usage()
+	}
+	cmd, args := os.Args[1], os.Args[2:]
+	fs := flag.NewFlagSet(cmd, flag.ExitOnError)
+	servers := fs.String("servers", "", "comma-separated host:port list (e.g. status.serverList)")
+	addr := fs.String("addr", "", "name:port to dial (service)")
+	prefix := fs.String("prefix", "key", "key prefix")
+	n := fs.Int("n", 100, "number of keys")
+	url := fs.String("url", "", "URL (https-get)")
+	tokenStdin := fs.Bool("token-stdin", false, "read a bearer token from stdin (https-get)")
+	_ = fs.Parse(args)
+
+	var report any
+	var errs []string
+	switch cmd {
+	case "idle":
+		idle()
+		return
+	case "servers":
+		r := serversReport(splitList(*servers))
+		report, errs = r, r.Errors
+	case "service":
+		r := serviceReport(*addr, *prefix, *n)
+		report, errs = r, r.Errors
+	case "hashset":
+		r := hashSet(splitList(*servers), *prefix, *n)
+		report, errs = r, r.Errors
+	case "locate":
+		r := locate(splitList(*servers), *prefix, *n)
+		report, errs = r, r.Errors
+	case "https-get":
+		r := httpsGet(*url, *tokenStdin)
+		report, errs = r, r.Errors
+	default:
+		usage()
+	}
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(report); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if len(errs) > 0 {
+		fmt.Fprintf(os.Stderr, "mcclient %s: %d error(s):\n  %s\n", cmd, len(errs), strings.Join(errs, "\n  "))
+		os.Exit(1)
+	}
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: mcclient idle|servers|service|hashset|locate|https-get [flags] (see the package doc)")
+	os.Exit(2)
+}
+
+// idle blocks until SIGTERM or SIGINT. As PID 1 of its container the process gets no default
+// signal handling, so it must handle them to stop promptly.
+func idle() {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT)
+	fmt.Println("mcclient: idle; use kubectl exec to run its subcommands")
+	<-ch
+}
+
+// splitList splits a comma-separated list, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+// serversReport resolves every server, connects, and asks version, stats and stats settings.
+func serversReport(servers []string) memcache.ServersReport {
+	r := memcache.ServersReport{Servers: []memcache.ServerInfo{}}
+	if len(servers) == 0 {
+		r.Errors = append(r.Errors, "no servers given")
+	}
+	for _, s := range servers {
+		info := serverInfo(s)
+		if info.Error != "" {
+			r.Errors = append(r.Errors, s+": "+info.Error)
+		}
+		r.Servers = append(r.Servers, info)
+	}
+	return r
+}
+
+// serverInfo queries one server; failures go to the Error field.
+func serverInfo(server string) memcache.ServerInfo {
+	info := memcache.ServerInfo{Server: server}
+	host, _, err := net.SplitHostPort(server)
+	if err != nil {
+		info.Error = err.Error()
+		return info
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if info.Addrs, err = net.DefaultResolver.LookupHost(ctx, host); err != nil {
+		info.Error = fmt.Sprintf("failed to resolve %s: %v", host, err)
+		return info
+	}
+	c, err := memcache.Dial(server, timeout)
+	if err != nil {
+		info.Error = err.Error()
+		return info
+	}
+	defer c.Close()
+	info.RemoteAddr = c.RemoteAddr()
+	if info.Version, err = c.Version(); err != nil {
+		info.Error = err.Error()
+		return info
+	}
+	stats, err := c.Stats("")
+	if err != nil {
+		info.Error = err.Error()
+		return info
+	}
+	info.PID, info.Uptime, info.CurrItems = stats["pid"], stats["uptime"], stats["curr_items"]
+	settings, err := c.Stats("settings")
+	if err != nil {
+		info.Error = err.Error()
+		return info
+	}
+	info.MaxBytes = settings["maxbytes"]
+	return info
+}
+
+// serviceReport resolves addr's name, then sets and gets n keys over one connection to addr.
+func serviceReport(addr, prefix string, n int) memcache.ServiceReport {
+	r := memcache.ServiceReport{Addr: addr, Resolved: []string{}}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		r.Errors = append(r.Errors, err.Error())
+		return r
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if r.Resolved, err = net.DefaultResolver.LookupHost(ctx, host); err != nil {
+		r.Errors = append(r.Errors, fmt.Sprintf("failed to resolve %s: %v", host, err))
+		return r
+	}
+	slices.Sort(r.Resolved)
+	c, err := memcache.Dial(addr, timeout)
+	if err != nil {
+		r.Errors = append(r.Errors, err.Error())
+		return r
+	}
+	defer c.Close()
+	r.RemoteAddr = c.RemoteAddr()
+	for i := range n {
+		key := memcache.Key(prefix, i)
+		if err := c.Set(key, memcache.Value(key)); err != nil {
+			r.Errors = append(r.Errors, err.Error())
+			continue
+		}
+		r.Stored++
+	}
+	for i := range n {
+		key := memcache.Key(prefix, i)
+		v, err := c.Get(key)
+		switch {
+		case err != nil:
+			r.Errors = append(r.Errors, fmt.Sprintf("get %s: %v", key, err))
+		case string(v) != string(memcache.Value(key)):
+			r.Errors = append(r.Errors, fmt.Sprintf("get %s: value %q, want %q", key, v, memcache.Value(key)))
+		default:
+			r.Read++
+		}
+	}
+	return r
+}
+
+// connections dials every server; failures are returned as errors and leave a nil entry.
+func connections(servers []string) (map[string]*memcache.Conn, []string) {
+	conns := map[string]*memcache.Conn{}
+	var errs []string
+	for _, s := range servers {
+		c, err := memcache.Dial(s, timeout)
+		if err != nil {
+			errs = append(errs, err.Error())
+			continue
+		}
+		conns[s] = c
+	}
+	return conns, errs
+}
+
+// hashSet stores each key on the server memcache.Pick chooses.
+func hashSet(servers []string, prefix string, n int) memcache.PlacementReport {
+	sorted := slices.Sorted(slices.Values(servers))
+	r := memcache.PlacementReport{Servers: sorted, Keys: map[string][]string{}}
+	if len(servers) == 0 {
+		r.Errors = append(r.Errors, "no servers given")
+		return r
+	}
+	conns, errs := connections(sorted)
+	r.Errors = errs
+	defer closeAll(conns)
+	for i := range n {
+		key := memcache.Key(prefix, i)
+		s := memcache.Pick(key, sorted)
+		c := conns[s]
+		if c == nil {
+			continue
+		}
+		if err := c.Set(key, memcache.Value(key)); err != nil {
+			r.Errors = append(r.Errors, err.Error())
+			continue
+		}
+		r.Keys[key] = []string{s}
+	}
+	return r
+}
+
+// locate asks every server for every key.
+func locate(servers []string, prefix string, n int) memcache.PlacementReport {
+	sorted := slices.Sorted(slices.Values(servers))
+	r := memcache.PlacementReport{Servers: sorted, Keys: map[string][]string{}, Wrong: map[string][]string{}}
+	if len(servers) == 0 {
+		r.Errors = append(r.Errors, "no servers given")
+		return r
+	}
+	conns, errs := connections(sorted)
+	r.Errors = errs
+	defer closeAll(conns)
+	for i := range n {
+		key := memcache.Key(prefix, i)
+		r.Keys[key] = []string{}
+		for _, s := range sorted {
+			c := conns[s]
+			if c == nil {
+				continue
+			}
+			v, err := c.Get(key)
+			switch {
+			case errors.Is(err, memcache.ErrNotFound):
+			case err != nil:
+				r.Errors = append(r.Errors, err.Error())
+			case string(v) == string(memcache.Value(key)):
+				r.Keys[key] = append(r.Keys[key], s)
+			default:
+				r.Wrong[key] = append(r.Wrong[key], s)
+			}
+		}
+	}
+	return r
+}
+
+func closeAll(conns map[string]*memcache.Conn) {
+	for _, c := range conns {
+		_ = c.Close()
+	}
+}
+
+// maxBody bounds the body kept in an HTTPSReport.
+const maxBody = 4 << 20
+
+// httpsGet GETs url without verifying the server's certificate (the operator serves a self-signed
+// one), with "Authorization: Bearer <token>" when tokenStdin is set and stdin holds a token.
+func httpsGet(url string, tokenStdin bool) memcache.HTTPSReport {
+	r := memcache.HTTPSReport{URL: url}
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		r.Errors = append(r.Errors, err.Error())
+		return r
+	}
+	if tokenStdin {
+		tok, err := io.ReadAll(io.LimitReader(os.Stdin, 1<<16))
+		if err != nil {
+			r.Errors = append(r.Errors, fmt.Sprintf("failed to read the token from stdin: %v", err))
+			return r
+		}
+		if t := strings.TrimSpace(string(tok)); t != "" {
+			req.Header.Set("Authorization", "Bearer "+t)
+		}
+	}
+	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		Proxy:           nil,
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // the operator's self-signed metrics certificate
+	}}
+	resp, err := c.Do(req)
+	if err != nil {
+		r.Errors = append(r.Errors, err.Error())
+		return r
+	}
+	defer resp.Body.Close()
+	r.Status = resp.StatusCode
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	if err != nil {
+		r.Errors = append(r.Errors, fmt.Sprintf("failed to read the body: %v", err))
+	}
+	r.Body = string(body)
+	return r
+}
