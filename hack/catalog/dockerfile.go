@@ -18,6 +18,7 @@ package main
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -25,14 +26,19 @@ import (
 
 	"github.com/moby/buildkit/frontend/dockerfile/instructions"
 	"github.com/moby/buildkit/frontend/dockerfile/parser"
+	"github.com/moby/buildkit/frontend/dockerfile/shell"
+	"github.com/moby/patternmatcher"
+	"github.com/moby/patternmatcher/ignorefile"
 	"sigs.k8s.io/yaml"
 )
 
-// CheckDockerfile statically checks a Dockerfile under root that cannot be built here (no Docker
-// engine): it must parse (buildkit's parser), and every local source of COPY/ADD (not --from a
-// stage) must exist relative to root. When annotationsFile is set (bundle.Dockerfile), the
-// Dockerfile's LABELs must equal the bundle's metadata/annotations.yaml annotations, key for key.
-// It returns one message per problem, naming the file.
+// CheckDockerfile statically checks a Dockerfile under root, the build context: it must parse
+// (buildkit's parser); every FROM must name an image with the default build args (a base image
+// taken as an ARG keeps the public image as its default); and every local source of COPY/ADD (not
+// --from a stage) must exist relative to root with none of its files hidden by an ignore file a
+// builder may apply to this Dockerfile (ignoreFiles). When annotationsFile is set
+// (bundle.Dockerfile), the Dockerfile's LABELs must equal the bundle's metadata/annotations.yaml
+// annotations, key for key. It returns one message per problem, naming the file.
 func CheckDockerfile(root, dockerfile, annotationsFile string) ([]string, error) {
 	f, err := os.Open(filepath.Join(root, dockerfile))
 	if err != nil {
@@ -43,11 +49,18 @@ func CheckDockerfile(root, dockerfile, annotationsFile string) ([]string, error)
 	if err != nil {
 		return []string{fmt.Sprintf("%s: does not parse: %v", dockerfile, err)}, nil
 	}
-	stages, _, err := instructions.Parse(res.AST, nil)
+	stages, metaArgs, err := instructions.Parse(res.AST, nil)
 	if err != nil {
 		return []string{fmt.Sprintf("%s: does not parse: %v", dockerfile, err)}, nil
 	}
-	var problems []string
+	ignores, err := loadIgnoreFiles(root, dockerfile)
+	if err != nil {
+		return nil, err
+	}
+	problems := emptyBaseImages(dockerfile, stages, metaArgs)
+	sources := func(verb string, srcs []string) []string {
+		return checkSources(root, dockerfile, verb, srcs, ignores)
+	}
 	labels := map[string]string{}
 	for _, st := range stages {
 		for _, cmd := range st.Commands {
@@ -58,10 +71,10 @@ func CheckDockerfile(root, dockerfile, annotationsFile string) ([]string, error)
 				}
 			case *instructions.CopyCommand:
 				if c.From == "" {
-					problems = append(problems, missingSources(root, dockerfile, "COPY", c.SourcePaths)...)
+					problems = append(problems, sources("COPY", c.SourcePaths)...)
 				}
 			case *instructions.AddCommand:
-				problems = append(problems, missingSources(root, dockerfile, "ADD", c.SourcePaths)...)
+				problems = append(problems, sources("ADD", c.SourcePaths)...)
 			}
 		}
 	}
@@ -105,7 +118,72 @@ func CheckDockerfile(root, dockerfile, annotationsFile string) ([]string, error)
 	return problems, nil
 }
 
-func missingSources(root, dockerfile, verb string, srcs []string) []string {
+// emptyBaseImages reports every FROM whose image name is empty once the build args take their
+// defaults: `docker build` without --build-arg must work as it does with the public images.
+func emptyBaseImages(dockerfile string, stages []instructions.Stage, metaArgs []instructions.ArgCommand) []string {
+	var env []string
+	for _, a := range metaArgs {
+		for _, kv := range a.Args {
+			if kv.Value != nil {
+				env = append(env, kv.Key+"="+*kv.Value)
+			}
+		}
+	}
+	lex := shell.NewLex('\\')
+	var out []string
+	for _, st := range stages {
+		name, _, err := lex.ProcessWord(st.BaseName, shell.EnvsFromSlice(env))
+		switch {
+		case err != nil:
+			out = append(out, fmt.Sprintf("%s: FROM %s: %v", dockerfile, st.BaseName, err))
+		case strings.TrimSpace(name) == "":
+			out = append(out, fmt.Sprintf("%s: FROM %s names no image with the default build args (give the ARG a default)", dockerfile, st.BaseName))
+		}
+	}
+	return out
+}
+
+// ignoreFile is one parsed ignore file: its path relative to the build context and its patterns.
+type ignoreFile struct {
+	path    string
+	matcher *patternmatcher.PatternMatcher
+}
+
+// loadIgnoreFiles parses every ignore file a builder may apply to dockerfile's build context root.
+// BuildKit and buildah use <Dockerfile>.dockerignore next to the Dockerfile when it exists, before
+// the context's .dockerignore; buildah also reads <Dockerfile>.containerignore and .containerignore;
+// Docker's legacy builder knows only .dockerignore. The check cannot know the builder, so every one
+// of them that exists must leave every COPY/ADD source whole.
+func loadIgnoreFiles(root, dockerfile string) ([]ignoreFile, error) {
+	var out []ignoreFile
+	for _, name := range []string{
+		dockerfile + ".dockerignore", dockerfile + ".containerignore", ".dockerignore", ".containerignore",
+	} {
+		f, err := os.Open(filepath.Join(root, name))
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		patterns, err := ignorefile.ReadAll(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		pm, err := patternmatcher.New(patterns)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		out = append(out, ignoreFile{path: filepath.ToSlash(name), matcher: pm})
+	}
+	return out, nil
+}
+
+// checkSources reports COPY/ADD sources that do not exist under root, and sources some of whose
+// files an ignore file hides from the build context: all of them makes the build fail ("no items
+// matching glob"), some of them silently leaves them out of the image.
+func checkSources(root, dockerfile, verb string, srcs []string, ignores []ignoreFile) []string {
 	var out []string
 	for _, s := range srcs {
 		if strings.Contains(s, "://") {
@@ -114,7 +192,46 @@ func missingSources(root, dockerfile, verb string, srcs []string) []string {
 		matches, _ := filepath.Glob(filepath.Join(root, s))
 		if len(matches) == 0 {
 			out = append(out, fmt.Sprintf("%s: %s source %s does not exist", dockerfile, verb, s))
+			continue
+		}
+		var files []string
+		for _, m := range matches {
+			_ = filepath.WalkDir(m, func(path string, d fs.DirEntry, err error) error {
+				if err != nil {
+					return err
+				}
+				if d.IsDir() && !isEmptyDir(path) {
+					return nil
+				}
+				rel, _ := filepath.Rel(root, path)
+				files = append(files, filepath.ToSlash(rel))
+				return nil
+			})
+		}
+		for _, ig := range ignores {
+			var hidden []string
+			for _, f := range files {
+				if excluded, err := ig.matcher.MatchesOrParentMatches(f); err != nil {
+					out = append(out, fmt.Sprintf("%s: %s: %v", dockerfile, ig.path, err))
+					break
+				} else if excluded {
+					hidden = append(hidden, f)
+				}
+			}
+			switch {
+			case len(hidden) == 0:
+			case len(hidden) == len(files):
+				out = append(out, fmt.Sprintf("%s: %s source %s is hidden by %s (the build finds nothing to copy)", dockerfile, verb, s, ig.path))
+			default:
+				out = append(out, fmt.Sprintf("%s: %s source %s: %d of its %d files are hidden by %s and would be missing from the image, e.g. %s",
+					dockerfile, verb, s, len(hidden), len(files), ig.path, hidden[0]))
+			}
 		}
 	}
 	return out
+}
+
+func isEmptyDir(path string) bool {
+	entries, err := os.ReadDir(path)
+	return err == nil && len(entries) == 0
 }

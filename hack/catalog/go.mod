@@ -8,6 +8,7 @@ go 1.26.8
 require (
 	github.com/blang/semver/v4 v4.0.0
 	github.com/moby/buildkit v0.34.2
+	github.com/moby/patternmatcher v0.6.1
 	github.com/operator-framework/operator-registry v1.74.0
 	sigs.k8s.io/yaml v1.6.0
 )

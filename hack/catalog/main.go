@@ -23,7 +23,9 @@ limitations under the License.
 //	catalog check DIR...
 //	    prints every upgrade-graph problem of the catalogs (Check) and exits 1 if there is one.
 //	catalog check-dockerfiles -root DIR
-//	    statically checks Dockerfile, bundle.Dockerfile and catalog.Dockerfile (CheckDockerfile).
+//	    statically checks Dockerfile, bundle.Dockerfile and catalog.Dockerfile (CheckDockerfile):
+//	    they parse, their base images have defaults, their COPY/ADD sources exist and no ignore file
+//	    (<Dockerfile>.dockerignore, .dockerignore, ...) hides any of them, bundle labels match.
 //	catalog blank-images -in DIR -out DIR [-max-version V]
 //	    writes a copy of the catalog with every bundle image blanked (and, with -max-version, without
 //	    the bundles newer than V) for hack/catalog-serve.sh (PrepareLocalServe).
@@ -191,6 +193,6 @@ func checkDockerfiles(args []string) error {
 	if len(problems) > 0 {
 		return fmt.Errorf("%d problems:\n  %s", len(problems), strings.Join(problems, "\n  "))
 	}
-	fmt.Println("Dockerfile, bundle.Dockerfile and catalog.Dockerfile: sources exist, bundle labels match metadata/annotations.yaml")
+	fmt.Println("Dockerfile, bundle.Dockerfile and catalog.Dockerfile: base images default to public images, COPY/ADD sources exist and no ignore file hides them, bundle labels match metadata/annotations.yaml")
 	return nil
 }
