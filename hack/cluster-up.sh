@@ -326,6 +326,7 @@ start kube-apiserver \
   --tls-cert-file="$pki/apiserver.crt" --tls-private-key-file="$pki/apiserver.key" \
   --client-ca-file="$pki/ca.crt" \
   --kubelet-client-certificate="$pki/apiserver-kubelet-client.crt" --kubelet-client-key="$pki/apiserver-kubelet-client.key" \
+  --kubelet-preferred-address-types=InternalIP \
   --service-account-issuer="https://kubernetes.default.svc.cluster.local" \
   --service-account-key-file="$pki/sa.pub" --service-account-signing-key-file="$pki/sa.key" \
   --service-cluster-ip-range=10.96.0.0/16 \
@@ -337,7 +338,7 @@ start kube-apiserver \
   --requestheader-group-headers=X-Remote-Group \
   --requestheader-extra-headers-prefix=X-Remote-Extra- \
   --proxy-client-cert-file="$pki/front-proxy-client.crt" --proxy-client-key-file="$pki/front-proxy-client.key"
-wait_until kube-apiserver "kube-apiserver ready on https://127.0.0.1:$APISERVER_PORT (/readyz)" curl_api /readyz
+wait_until kube-apiserver "kube-apiserver ready on https://$API_ADDR:$APISERVER_PORT (/readyz)" curl_api /readyz
 
 # ---------------------------------------------------------------- controller-manager and scheduler
 kcm_kc=$CLUSTER_DIR/kube-controller-manager.kubeconfig

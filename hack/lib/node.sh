@@ -11,9 +11,12 @@
 # - Service IPs (SERVICE_CIDR) are DNAT'd by kube-proxy; the route SERVICE_CIDR dev NODE_BRIDGE
 #   keeps a packet that is not DNAT'd on this host. The `kubernetes` Service is NODE_IP:APISERVER_PORT
 #   (the API server's lease endpoint reconciler); `kube-dns` (DNS_IP) is CoreDNS on NODE_IP:53.
-# - net.ipv4.ip_forward stays 0, so nothing a pod sends is routed off the host. Pod to pod traffic
-#   (through a Service too) is bridged; bridge netfilter (net.bridge.bridge-nf-call-iptables=1) lets
-#   kube-proxy's DNAT apply to it.
+# - net.ipv4.ip_forward stays 0. A pod's packet to a Service IP reaches the host, is DNAT'd by
+#   kube-proxy and must go back out the bridge to the endpoint pod: forwarding is enabled on the
+#   bridge alone (net.ipv4.conf.NODE_BRIDGE.forwarding=1, gone with the bridge), and the first rule
+#   of the FORWARD chain (chain MCNODE-FORWARD) drops whatever would leave by another interface, so
+#   nothing a pod sends is routed off the host. Bridge netfilter (bridge-nf-call-iptables=1) lets
+#   conntrack undo the DNAT on the endpoint's bridged reply.
 # - Host changes are recorded before they are made ($node_dir/host-before.env: sysctls, nft tables,
 #   which host directories existed) and undone by node_down: containers, mounts, network namespaces,
 #   interfaces, iptables rules and tables, sysctls, cgroups, the directories containerd and the
@@ -113,9 +116,8 @@ node_restore_host() {
 # umount_under DIR: unmount every mount point at or below DIR, deepest first.
 umount_under() {
   local m
-  awk '{print $5}' /proc/self/mountinfo | grep -E "^$1(/|$)" | sort -r | while read -r m; do
-    umount -l "$m" 2>/dev/null || true
-  done
+  awk -v d="$1" '$5 == d || index($5, d "/") == 1 {print $5}' /proc/self/mountinfo | sort -r |
+    while read -r m; do umount -l "$m" 2>/dev/null || true; done
 }
 
 # ---------------------------------------------------------------- network
@@ -128,6 +130,14 @@ node_network_up() {
   ip link set "$NODE_BRIDGE" up
   ip route replace "$SERVICE_CIDR" dev "$NODE_BRIDGE" src "$NODE_IP"
   sysctl -qw net.bridge.bridge-nf-call-iptables=1 net.bridge.bridge-nf-call-ip6tables=1
+  # Forward only from the bridge back onto it (Service traffic between pods), never elsewhere.
+  iptables -N MCNODE-FORWARD 2>/dev/null || true
+  iptables -C MCNODE-FORWARD -i "$NODE_BRIDGE" ! -o "$NODE_BRIDGE" -j DROP 2>/dev/null ||
+    iptables -A MCNODE-FORWARD -i "$NODE_BRIDGE" ! -o "$NODE_BRIDGE" -j DROP
+  iptables -C MCNODE-FORWARD ! -i "$NODE_BRIDGE" -o "$NODE_BRIDGE" -j DROP 2>/dev/null ||
+    iptables -A MCNODE-FORWARD ! -i "$NODE_BRIDGE" -o "$NODE_BRIDGE" -j DROP
+  iptables -C FORWARD -j MCNODE-FORWARD 2>/dev/null || iptables -I FORWARD 1 -j MCNODE-FORWARD
+  sysctl -qw "net.ipv4.conf.$NODE_BRIDGE.forwarding=1"
   [ "$(sysctl -n net.ipv4.ip_forward)" = 0 ] ||
     step "warning: net.ipv4.ip_forward is 1 on this host (it was before the node started): pods' traffic could be routed off the host"
   mkdir -p "$node_dir/cni/net.d" "$node_dir/cni/ipam"
@@ -158,20 +168,21 @@ EOF
 node_network_down() {
   local l
   # Pods' veths left behind (normally removed with their sandboxes), then the bridge (its routes go with it).
-  for l in $(ip -o link show master "$NODE_BRIDGE" 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1); do
+  for l in $(ip -o link show master "$NODE_BRIDGE" 2>/dev/null | awk -F': ' '{sub(/@.*/, "", $2); print $2}'); do
     ip link del "$l" 2>/dev/null && step "removed leftover pod interface $l"
   done
   if ip link show "$NODE_BRIDGE" >/dev/null 2>&1; then
     ip link del "$NODE_BRIDGE" && step "removed bridge $NODE_BRIDGE and its routes"
   fi
+  iptables -D FORWARD -j MCNODE-FORWARD 2>/dev/null || true
+  iptables -F MCNODE-FORWARD 2>/dev/null && iptables -X MCNODE-FORWARD 2>/dev/null || true
   # Rules kube-proxy and the kubelet added (kube-proxy --cleanup leaves the kubelet's KUBE-FIREWALL
   # and canaries): delete every rule that jumps to a KUBE-* chain, then the chains.
   local ipt t chain
   for ipt in iptables ip6tables; do
     for t in filter nat mangle; do
-      "$ipt" -t "$t" -S 2>/dev/null | grep -E '^-A .* -j KUBE-' | sed 's/^-A /-D /' | while read -r rule; do
-        eval "$ipt -t $t $rule" 2>/dev/null || true
-      done
+      "$ipt" -t "$t" -S 2>/dev/null | awk '$1 == "-A" && / -j KUBE-/ {sub(/^-A /, "-D "); print}' |
+        while read -r rule; do eval "$ipt -t $t $rule" 2>/dev/null || true; done
       for chain in $("$ipt" -t "$t" -S 2>/dev/null | awk '$1 == "-N" && $2 ~ /^KUBE-/ {print $2}'); do
         "$ipt" -t "$t" -F "$chain" 2>/dev/null || true
       done
@@ -436,7 +447,7 @@ EOF
 node_drain() {
   [ -s "$kubeconfig" ] || return 0
   "$kubectl" --kubeconfig="$kubeconfig" --request-timeout=5s get --raw /readyz >/dev/null 2>&1 || return 0
-  ours kubelet "$(cat "$pids/kubelet.pid" 2>/dev/null || echo 0)" || return 0
+  pid_if_ours kubelet >/dev/null || return 0
   local n
   n=$("$kubectl" --kubeconfig="$kubeconfig" get pods -A --field-selector "spec.nodeName=$NODE_NAME" -o name 2>/dev/null | grep -c . || true)
   [ "$n" -gt 0 ] || return 0
