@@ -5,7 +5,11 @@
 # version (hack/build-tool.sh):
 #   operator-sdk    OPERATOR_SDK_VERSION (v1.42.3), from the tools module hack/tools/operator-sdk
 #   scorecard-test  the scorecard test program of the same operator-sdk version
-#   opm             OPM_VERSION (v1.74.0), from the tools module hack/tools/opm
+#   opm             OPM_VERSION (v1.74.0), from the tools module hack/tools/opm; statically linked
+#                   (it also runs inside the local opm base image of hack/local-images.sh)
+#   grpc-health-probe  GRPC_HEALTH_PROBE_VERSION (v0.4.53, what operator-registry pins), from the
+#                   tools module hack/tools/grpc-health-probe, static: the probe of OLM's catalog
+#                   pods, for the local opm base image (hack/local-images.sh)
 #   olm, catalog    OLM_VERSION (v0.46.0): OLM's olm and catalog operators, built in a writable copy
 #                   of the module source (the module cannot be `go install`ed), patched to bind
 #                   their health listener to 127.0.0.1
@@ -18,6 +22,7 @@ export LOCALBIN=${LOCALBIN:-$root/bin}
 OPERATOR_SDK_VERSION=${OPERATOR_SDK_VERSION:-v1.42.3}
 OPM_VERSION=${OPM_VERSION:-v1.74.0}
 OLM_VERSION=${OLM_VERSION:-v0.46.0}
+GRPC_HEALTH_PROBE_VERSION=${GRPC_HEALTH_PROBE_VERSION:-v0.4.53}
 build=$root/hack/build-tool.sh
 
 sdk_ldflags() {
@@ -55,9 +60,16 @@ for t in "$@"; do
         CGO_ENABLED=0 go build -ldflags "$1" -o "$OUT" github.com/operator-framework/operator-sdk/images/scorecard-test' \
         "$root" "$(sdk_ldflags)" ;;
     opm)
-      "$build" opm "$OPM_VERSION" -- bash -c 'cd "$0/hack/tools/opm" &&
-        go build -tags json1,containers_image_openpgp -ldflags "-s -w -X github.com/operator-framework/operator-registry/cmd/opm/version.opmVersion=$1" -o "$OUT" github.com/operator-framework/operator-registry/cmd/opm' \
+      # Built like upstream's release binary (operator-registry release/goreleaser.linux.yaml):
+      # cgo for SQLite, linked statically, so the same file also runs in the local opm base image.
+      "$build" opm "$OPM_VERSION+static" -- bash -c 'cd "$0/hack/tools/opm" &&
+        CGO_ENABLED=1 go build -tags json1,netgo,osusergo,containers_image_openpgp -ldflags "-s -w -extldflags=-static -X github.com/operator-framework/operator-registry/cmd/opm/version.opmVersion=$1" -o "$OUT" github.com/operator-framework/operator-registry/cmd/opm' \
         "$root" "$OPM_VERSION" ;;
+    grpc-health-probe)
+      grep -q "github.com/grpc-ecosystem/grpc-health-probe $GRPC_HEALTH_PROBE_VERSION\$" "$root/hack/tools/grpc-health-probe/go.mod" ||
+        { echo "hack/tools/grpc-health-probe/go.mod does not require grpc-health-probe $GRPC_HEALTH_PROBE_VERSION" >&2; exit 1; }
+      "$build" grpc_health_probe "$GRPC_HEALTH_PROBE_VERSION" -- bash -c 'cd "$0/hack/tools/grpc-health-probe" &&
+        CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.versionTag=$1" -o "$OUT" github.com/grpc-ecosystem/grpc-health-probe' "$root" "$GRPC_HEALTH_PROBE_VERSION" ;;
     olm|catalog)
       src=$(olm_source)
       "$build" "$t" "$OLM_VERSION+loopback" -- bash -c 'cd "$0" && go build -ldflags "-s -w" -o "$OUT" "./cmd/$1"' "$src" "$t" ;;

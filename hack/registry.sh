@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# registry.sh start|stop|status
+#
+# A local OCI image registry for the images this project builds without a Docker engine
+# (hack/local-images.sh, `make images-local`): Debian's docker-registry (distribution 2.8,
+# /usr/bin/docker-registry) serving plain HTTP on 127.0.0.1:$REGISTRY_PORT only, no auth.
+#
+#   start   starts it unless it already runs (then a no-op); waits until /v2/ answers.
+#   stop    stops only the recorded process (SIGTERM, SIGKILL after $GRACE s); keeps the images.
+#   status  prints whether it runs, its address and the repositories it holds; exit 1 when down.
+#
+# State in $REGISTRY_DIR (persistent: pushed images survive a stop/start):
+#   config.yml        the registry's configuration (rewritten by each start)
+#   data/             the blobs and manifests
+#   docker-registry.pid, registry.log
+#   images.env        digests of what hack/local-images.sh pushed (written by that script)
+# A stale pid file (the process gone, or the PID reused by another program) is ignored and replaced.
+#
+# Clients must use plain HTTP: `buildah push --tls-verify=false`, `skopeo inspect
+# --tls-verify=false docker://127.0.0.1:5000/...`, `opm render --use-http`; containerd
+# needs a hosts.toml for 127.0.0.1:5000 with `server = "http://127.0.0.1:5000"`.
+#
+# Environment (defaults): REGISTRY_DIR=<repo>/.registry  REGISTRY_PORT=5000  GRACE=10
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+REGISTRY_DIR=${REGISTRY_DIR:-$root/.registry}
+REGISTRY_PORT=${REGISTRY_PORT:-5000}
+GRACE=${GRACE:-10}
+bin=${REGISTRY_BIN:-/usr/bin/docker-registry}
+name=$(basename "$bin")
+addr=127.0.0.1:$REGISTRY_PORT
+
+usage() { echo "usage: registry.sh start|stop|status   (env REGISTRY_DIR, REGISTRY_PORT)" >&2; exit 2; }
+[ $# -eq 1 ] || usage
+case $1 in start|stop|status) ;; -h|--help) sed -n '2,25p' "$0"; exit 0 ;; *) usage ;; esac
+[[ "$REGISTRY_PORT" =~ ^[0-9]+$ ]] || { echo "registry: REGISTRY_PORT must be a port number" >&2; exit 2; }
+
+pids=$REGISTRY_DIR
+t0=$(date +%s%N)
+# shellcheck source=lib/procs.sh
+. "$root/hack/lib/procs.sh"
+die() { echo "registry: $*" >&2; exit 1; }
+
+export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}"
+answers() { curl -fsS -o /dev/null --max-time 2 "http://$addr/v2/" 2>/dev/null; }
+port_owner() { ss -Hltnp "sport = :$REGISTRY_PORT" 2>/dev/null | { grep -o "pid=[0-9]*" || true; } | cut -d= -f2 | sort -u | tr '\n' ' '; }
+
+start() {
+  local pid
+  if pid=$(pid_if_ours "$name"); then
+    answers || die "$name (pid $pid) runs but http://$addr/v2/ does not answer: see $REGISTRY_DIR/registry.log"
+    step "registry already running on $addr (pid $pid, data $REGISTRY_DIR/data)"
+    return 0
+  fi
+  rm -f "$pids/$name.pid"
+  [ -x "$bin" ] || die "$bin not found: install Debian's docker-registry (hack/host-packages.sh real)"
+  [ -z "$(port_owner)" ] || die "port $REGISTRY_PORT is taken by pid $(port_owner)(not ours): set REGISTRY_PORT"
+  mkdir -p "$REGISTRY_DIR/data"
+  cat >"$REGISTRY_DIR/config.yml" <<EOF
+# Written by hack/registry.sh: plain HTTP on loopback only, no auth, storage under REGISTRY_DIR.
+version: 0.1
+log:
+  level: info
+  fields:
+    service: registry
+storage:
+  filesystem:
+    rootdirectory: $REGISTRY_DIR/data
+  delete:
+    enabled: true
+  cache:
+    blobdescriptor: inmemory
+http:
+  addr: $addr
+  headers:
+    X-Content-Type-Options: [nosniff]
+EOF
+  setsid "$bin" serve "$REGISTRY_DIR/config.yml" >>"$REGISTRY_DIR/registry.log" 2>&1 </dev/null &
+  pid=$!
+  echo "$pid" >"$pids/$name.pid"
+  local deadline=$(( $(date +%s) + 20 ))
+  until answers; do
+    running "$pid" || { tail -n 20 "$REGISTRY_DIR/registry.log" >&2; rm -f "$pids/$name.pid"; die "$name exited at start (log above: $REGISTRY_DIR/registry.log)"; }
+    [ "$(date +%s)" -lt "$deadline" ] || { tail -n 20 "$REGISTRY_DIR/registry.log" >&2; die "$name (pid $pid) did not answer on $addr within 20s"; }
+    sleep 0.1
+  done
+  step "registry up on http://$addr (pid $pid, data $REGISTRY_DIR/data, log $REGISTRY_DIR/registry.log)"
+}
+
+status() {
+  local pid
+  if pid=$(pid_if_ours "$name") && answers; then
+    echo "registry running on http://$addr (pid $pid, data $REGISTRY_DIR/data)"
+    curl -fsS --max-time 5 "http://$addr/v2/_catalog?n=1000" | tr -d '\n'; echo
+    [ -f "$REGISTRY_DIR/images.env" ] && echo "digests: $REGISTRY_DIR/images.env"
+    return 0
+  fi
+  echo "registry not running (expected on $addr, state $REGISTRY_DIR)"
+  return 1
+}
+
+case $1 in
+  start) start ;;
+  stop)
+    if [ -f "$pids/$name.pid" ]; then stop_group "$name"; else step "registry was not running"; fi ;;
+  status) status ;;
+esac
