@@ -1,7 +1,14 @@
 # Build the manager binary (the operator image; `make docker-build IMG=...`).
-FROM docker.io/library/golang:1.26 AS builder
+# The base images are build args whose defaults are the public images; where those cannot be pulled,
+# `make docker-build` (buildah) passes the local equivalents of hack/local-images.sh.
+ARG BUILDER_IMAGE=docker.io/library/golang:1.26
+ARG BASE_IMAGE=gcr.io/distroless/static:nonroot
+
+FROM ${BUILDER_IMAGE} AS builder
 ARG TARGETOS
 ARG TARGETARCH
+# The Go module proxy, when not Go's default (optional).
+ARG GOPROXY
 
 WORKDIR /workspace
 # Cache dependencies before copying sources.
@@ -13,10 +20,12 @@ COPY api/ api/
 COPY controllers/ controllers/
 COPY internal/ internal/
 
-RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} go build -a -o manager .
+# No -a (rebuild every package): this stage has no stale build output to avoid, and -a would defeat
+# a Go build cache mounted at /root/.cache/go-build (`make docker-build` with buildah mounts one).
+RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} go build -o manager .
 
 # distroless static, non-root (uid 65532): the manager needs nothing else.
-FROM gcr.io/distroless/static:nonroot
+FROM ${BASE_IMAGE}
 WORKDIR /
 COPY --from=builder /workspace/manager .
 USER 65532:65532

@@ -18,6 +18,25 @@ CATALOG_IMG ?= $(IMAGE_TAG_BASE)-catalog:latest
 # MEMCACHED_IMAGE is the default operand image (RELATED_IMAGE_MEMCACHED) for `make run` and `make demo`.
 MEMCACHED_IMAGE ?= docker.io/library/memcached:1.6.38-alpine
 
+# CONTAINER_TOOL builds and pushes the images: docker when a Docker engine answers (`docker info`),
+# else buildah, which builds from local equivalents of the public base images (hack/local-images.sh,
+# `make local-images`) kept in the local registry. podman works like docker.
+CONTAINER_TOOL ?= $(eval CONTAINER_TOOL := $(shell docker info >/dev/null 2>&1 && echo docker || echo buildah))$(CONTAINER_TOOL)
+# The local registry (hack/registry.sh): plain HTTP on loopback, images kept in REGISTRY_DIR.
+REGISTRY_PORT ?= 5000
+LOCAL_REGISTRY ?= 127.0.0.1:$(REGISTRY_PORT)
+REGISTRY_DIR ?= $(shell pwd)/.registry
+# buildah's storage (vfs driver), shared by hack/local-images.sh and the buildah builds.
+BUILDAH_DIR ?= $(shell pwd)/.buildah
+# LOCAL_IMAGE_TAG_BASE is IMAGE_TAG_BASE for `make images-local`.
+LOCAL_IMAGE_TAG_BASE ?= $(LOCAL_REGISTRY)/memcached-operator
+# Base images of the Dockerfiles (build args): the public ones with docker, the local equivalents
+# with buildah. GOLANG_VERSION is the builder's Go (the host's Go for the local builder).
+GOLANG_VERSION ?= 1.26
+BUILDER_IMAGE ?= $(if $(filter buildah,$(CONTAINER_TOOL)),$(LOCAL_REGISTRY)/local/golang:$(GOLANG_VERSION),docker.io/library/golang:$(GOLANG_VERSION))
+BASE_IMAGE ?= $(if $(filter buildah,$(CONTAINER_TOOL)),$(LOCAL_REGISTRY)/local/static:nonroot,gcr.io/distroless/static:nonroot)
+OPM_IMAGE ?= $(if $(filter buildah,$(CONTAINER_TOOL)),$(LOCAL_REGISTRY)/local/opm:$(OPM_VERSION),quay.io/operator-framework/opm:$(OPM_VERSION))
+
 # Tool versions (see ../shared/TOOLCHAIN.md for what is known to work here).
 CONTROLLER_TOOLS_VERSION ?= v0.23.0
 KUSTOMIZE_VERSION ?= v5.8.2
@@ -28,6 +47,7 @@ KWOK_VERSION ?= v0.8.0
 OPERATOR_SDK_VERSION ?= v1.42.3
 OPM_VERSION ?= v1.74.0
 OLM_VERSION ?= v0.46.0
+GRPC_HEALTH_PROBE_VERSION ?= v0.4.53
 
 SHELL = /usr/bin/env bash -o pipefail
 .SHELLFLAGS = -ec
@@ -53,7 +73,27 @@ OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk
 OPM ?= $(LOCALBIN)/opm
 CATALOG_TOOL ?= $(LOCALBIN)/catalog-tool
 
-export KUBE_VERSION ETCD_VERSION COREDNS_VERSION KWOK_VERSION OPERATOR_SDK_VERSION OPM_VERSION OLM_VERSION
+export KUBE_VERSION ETCD_VERSION COREDNS_VERSION KWOK_VERSION OPERATOR_SDK_VERSION OPM_VERSION OLM_VERSION GRPC_HEALTH_PROBE_VERSION
+export REGISTRY_PORT REGISTRY_DIR BUILDAH_DIR GOLANG_VERSION
+
+# buildah (Debian's) as hack/local-images.sh runs it; `bud` with chroot isolation (no daemon, no OCI
+# runtime) and timestamp 0 (the same sources give the same digest).
+BUILDAH ?= buildah --root $(BUILDAH_DIR)/storage --runroot $(BUILDAH_DIR)/run --storage-driver vfs
+BUILDAH_BUD_FLAGS ?= --isolation chroot --timestamp 0
+# tls-flag IMAGES: --tls-verify=false when one of IMAGES is in a registry on loopback (plain HTTP).
+tls-flag = $(if $(strip $(foreach i,$(1),$(filter 127.0.0.1 127.0.0.1:% localhost localhost:%,$(firstword $(subst /, ,$(i)))))),--tls-verify=false)
+# container-build DOCKERFILE IMAGE BUILD-FLAGS: build IMAGE from DOCKERFILE, the repository as context
+# (each Dockerfile's own <Dockerfile>.dockerignore selects what it sees).
+container-build = $(if $(filter buildah,$(CONTAINER_TOOL)),$(BUILDAH) bud $(BUILDAH_BUD_FLAGS) $(call tls-flag,$(BUILDER_IMAGE) $(BASE_IMAGE) $(OPM_IMAGE)),$(CONTAINER_TOOL) build) -f $(1) -t $(2) $(3) .
+# container-push IMAGE
+container-push = $(if $(filter buildah,$(CONTAINER_TOOL)),$(BUILDAH) push $(call tls-flag,$(1)) $(1) docker://$(1),$(CONTAINER_TOOL) push $(1))
+# With buildah, the manager build's RUN steps get the host's Go module and build caches (fast,
+# and offline once the modules are cached) and its module proxy; buildah 1.28 does not set
+# TARGETOS/TARGETARCH itself.
+BUILDAH_GO_FLAGS = -v $(shell go env GOMODCACHE):/go/pkg/mod -v $(shell go env GOCACHE):/root/.cache/go-build \
+	--build-arg GOPROXY='$(shell go env GOPROXY)' --build-arg TARGETOS=linux --build-arg TARGETARCH=$(shell go env GOARCH)
+# need-registry IMAGES: with buildah, fail with a hint when the local registry holding IMAGES is down.
+need-registry = $(if $(and $(filter buildah,$(CONTAINER_TOOL)),$(findstring $(LOCAL_REGISTRY)/,$(1))),@curl -fsS -o /dev/null --max-time 2 http://$(LOCAL_REGISTRY)/v2/ || { echo "no registry answers on $(LOCAL_REGISTRY): run 'make local-images' (it starts the registry and pushes the local base images)" >&2; exit 1; })
 
 .PHONY: all
 all: build
@@ -123,12 +163,13 @@ run: manifests generate fmt vet ## Run the operator from your host against the c
 	RELATED_IMAGE_MEMCACHED="$(MEMCACHED_IMAGE)" go run . --metrics-bind-address=127.0.0.1:8080 --metrics-secure=false --health-probe-bind-address=127.0.0.1:8081
 
 .PHONY: docker-build
-docker-build: ## Build the operator image (needs a Docker engine).
-	docker build -t $(IMG) .
+docker-build: ## Build the operator image IMG with CONTAINER_TOOL (docker, else buildah from the local base images).
+	$(call need-registry,$(BUILDER_IMAGE) $(BASE_IMAGE))
+	$(call container-build,Dockerfile,$(IMG),--build-arg BUILDER_IMAGE=$(BUILDER_IMAGE) --build-arg BASE_IMAGE=$(BASE_IMAGE) $(if $(filter buildah,$(CONTAINER_TOOL)),$(BUILDAH_GO_FLAGS)))
 
 .PHONY: docker-push
-docker-push: ## Push the operator image.
-	docker push $(IMG)
+docker-push: ## Push the operator image IMG with CONTAINER_TOOL.
+	$(call container-push,$(IMG))
 
 ##@ Deployment
 
@@ -197,20 +238,44 @@ catalog-validate: opm catalog-tool ## Validate catalog/ (opm + our graph check) 
 	cd hack/catalog && go test -count=1 ./...
 
 .PHONY: catalog-build
-catalog-build: ## Build the catalog image (needs a Docker engine).
-	docker build -f catalog.Dockerfile -t $(CATALOG_IMG) .
+catalog-build: ## Build the catalog image CATALOG_IMG (catalog/ as committed) with CONTAINER_TOOL.
+	$(call need-registry,$(OPM_IMAGE))
+	$(call container-build,catalog.Dockerfile,$(CATALOG_IMG),--build-arg OPM_IMAGE=$(OPM_IMAGE))
 
 .PHONY: catalog-push
-catalog-push: ## Push the catalog image.
-	docker push $(CATALOG_IMG)
+catalog-push: ## Push the catalog image CATALOG_IMG with CONTAINER_TOOL.
+	$(call container-push,$(CATALOG_IMG))
 
 .PHONY: bundle-build
-bundle-build: ## Build the bundle image (needs a Docker engine).
-	docker build -f bundle.Dockerfile -t $(BUNDLE_IMG) .
+bundle-build: ## Build the bundle image BUNDLE_IMG (bundle/ as committed) with CONTAINER_TOOL.
+	$(call container-build,bundle.Dockerfile,$(BUNDLE_IMG),)
 
 .PHONY: bundle-push
-bundle-push: ## Push the bundle image.
-	docker push $(BUNDLE_IMG)
+bundle-push: ## Push the bundle image BUNDLE_IMG with CONTAINER_TOOL.
+	$(call container-push,$(BUNDLE_IMG))
+
+##@ Local registry and images (no Docker engine needed)
+
+.PHONY: registry-up
+registry-up: ## Start the local registry: plain HTTP on LOCAL_REGISTRY (127.0.0.1:5000), images kept in REGISTRY_DIR.
+	hack/registry.sh start
+
+.PHONY: registry-down
+registry-down: ## Stop the local registry (its images stay in REGISTRY_DIR).
+	hack/registry.sh stop
+
+.PHONY: local-images
+local-images: registry-up ## Push local equivalents of the base images (static, golang, opm), memcached and pause to the local registry.
+	hack/local-images.sh all
+
+.PHONY: images-local
+images-local: local-images ## Build the operator, bundle and catalog images with CONTAINER_TOOL and push them to the local registry (LOCAL_IMAGE_TAG_BASE).
+	$(MAKE) --no-print-directory docker-build docker-push bundle-build bundle-push catalog-build catalog-push \
+		IMAGE_TAG_BASE=$(LOCAL_IMAGE_TAG_BASE) IMG=$(LOCAL_IMAGE_TAG_BASE):v$(VERSION) \
+		BUNDLE_IMG=$(LOCAL_IMAGE_TAG_BASE)-bundle:v$(VERSION) CATALOG_IMG=$(LOCAL_IMAGE_TAG_BASE)-catalog:v$(VERSION)
+	hack/local-images.sh record OPERATOR_IMAGE $(LOCAL_IMAGE_TAG_BASE):v$(VERSION)
+	hack/local-images.sh record BUNDLE_IMAGE $(LOCAL_IMAGE_TAG_BASE)-bundle:v$(VERSION)
+	hack/local-images.sh record CATALOG_IMAGE $(LOCAL_IMAGE_TAG_BASE)-catalog:v$(VERSION)
 
 ##@ Local cluster and demo
 
@@ -272,8 +337,12 @@ operator-sdk: ## Build operator-sdk into ./bin.
 	@hack/build-olm-tools.sh operator-sdk
 
 .PHONY: opm
-opm: ## Build opm into ./bin.
+opm: ## Build opm into ./bin (statically linked).
 	@hack/build-olm-tools.sh opm
+
+.PHONY: grpc-health-probe
+grpc-health-probe: ## Build grpc_health_probe into ./bin (for the local opm image).
+	@hack/build-olm-tools.sh grpc-health-probe
 
 .PHONY: catalog-tool
 catalog-tool: ## Build the project's catalog tool (hack/catalog) into ./bin.
