@@ -57,6 +57,9 @@ if [ -d "$pids" ]; then
 else
   step "no cluster state in $CLUSTER_DIR: nothing to stop"
 fi
+if [ -d "$CLUSTER_DIR/node" ]; then
+  node_host_down
+fi
 if [ -f "$CLUSTER_DIR/registry-started-by-cluster-up" ]; then
   "$root/hack/registry.sh" stop
   rm -f "$CLUSTER_DIR/registry-started-by-cluster-up"

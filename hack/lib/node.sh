@@ -457,6 +457,7 @@ node_drain() {
   step "deleted $n pods: the kubelet stopped their containers and sandboxes"
 }
 
+# node_down: the node's pods and processes, while the control plane still runs.
 node_down() {
   node_drain
   stop_group coredns kube-proxy kubelet
@@ -471,6 +472,11 @@ node_down() {
     [ -e "$ns" ] || continue
     umount "$ns" 2>/dev/null; rm -f "$ns" && step "removed leftover network namespace ${ns##*/}"
   done
+}
+
+# node_host_down: the host changes, once the API server (which listens on NODE_IP, and whose
+# shutdown talks to itself there) has stopped.
+node_host_down() {
   node_network_down
   node_cgroups_down
   rm -rf "$NODE_STATE"
