@@ -32,7 +32,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	operatorsv2 "github.com/operator-framework/api/pkg/operators/v2"
@@ -41,6 +40,7 @@ import (
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 	"github.com/example/memcached-operator/controllers"
+	"github.com/example/memcached-operator/internal/metricsauth"
 	"github.com/example/memcached-operator/internal/watchnamespace"
 )
 
@@ -110,7 +110,9 @@ func run(metricsAddr, probeAddr, leaderElectionNamespace string, secureMetrics, 
 	}
 	metricsOpts := metricsserver.Options{BindAddress: metricsAddr, SecureServing: secureMetrics, TLSOpts: tlsOpts}
 	if secureMetrics {
-		metricsOpts.FilterProvider = filters.WithAuthenticationAndAuthorization
+		// controller-runtime's TokenReview + SubjectAccessReview filter, answering 401 (not 500) to a
+		// token the API server rejects.
+		metricsOpts.FilterProvider = metricsauth.WithAuthenticationAndAuthorization
 	}
 
 	cfg := ctrl.GetConfigOrDie()
