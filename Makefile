@@ -119,9 +119,9 @@ fmt: ## Run gofmt on every Go file, the e2e and OLM suites (build tags) included
 	gofmt -l -w $$(git ls-files --cached --others --exclude-standard '*.go')
 
 .PHONY: vet
-vet: ## Run go vet, with the e2e and olm build tags too.
+vet: ## Run go vet, with the e2e, olm and real build tags too.
 	go vet ./...
-	go vet -tags e2e,olm ./test/...
+	go vet -tags e2e,olm,real ./test/...
 
 .PHONY: test
 test: manifests generate fmt vet envtest-assets scorecard-tools ## Run unit, envtest and bundle tests, then the bundle freshness check, scorecard and catalog validation.
@@ -311,6 +311,40 @@ demo-olm: build kubectl ## The OLM story on the local cluster: install OLM, cata
 .PHONY: demo-down
 demo-down: ## Stop the demo operator and the local cluster.
 	KUBECTL="$(KUBECTL)" hack/demo.sh down
+
+##@ Real-node tier (needs root)
+
+# The real-node cluster (hack/cluster-up.sh NODE=real): its state directory and kubeconfig. Passed
+# explicitly to cluster-up, since CLUSTER_DIR is exported with the kwok tier's value by default.
+REAL_CLUSTER_DIR ?= $(shell pwd)/.cluster-real
+REAL_KUBECONFIG ?= $(REAL_CLUSTER_DIR)/kubeconfig
+# REAL_IMG is the operator image built from the Dockerfile, pushed to the local registry and
+# deployed (by digest) on the real node; MCCLIENT_IMG the test client (test/real/cmd/mcclient).
+REAL_IMG ?= $(LOCAL_REGISTRY)/memcached-operator:v$(VERSION)
+MCCLIENT_IMG ?= mcclient:test
+
+.PHONY: real-images
+real-images: ## Push what the real node runs to the local registry: memcached, the operator image REAL_IMG, the test client.
+	hack/local-images.sh static builder memcached
+	hack/local-images.sh gobin $(MCCLIENT_IMG) ./test/real/cmd/mcclient
+	$(MAKE) --no-print-directory docker-build docker-push IMG=$(REAL_IMG)
+
+.PHONY: deploy-real
+deploy-real: kustomize kubectl ## Deploy config/default to the real node with the local images by digest (REAL_IMG, memcached).
+	KUBECONFIG="$(REAL_KUBECONFIG)" CLUSTER_DIR="$(REAL_CLUSTER_DIR)" KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" IMG="$(REAL_IMG)" hack/deploy-real.sh apply
+
+.PHONY: undeploy-real
+undeploy-real: kustomize kubectl ## Remove what deploy-real applied (operator, CRD and every Memcached).
+	KUBECONFIG="$(REAL_KUBECONFIG)" CLUSTER_DIR="$(REAL_CLUSTER_DIR)" KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" hack/deploy-real.sh delete
+
+.PHONY: test-real
+test-real: kubectl kustomize ## Prove the operator on real pods: starts the real node, pushes the images, deploys, runs test/real.
+	$(MAKE) --no-print-directory cluster-up NODE=real CLUSTER_DIR=$(REAL_CLUSTER_DIR)
+	$(MAKE) --no-print-directory real-images
+	$(MAKE) --no-print-directory deploy-real
+	set -a; . "$(REGISTRY_DIR)/images.env"; . "$(REAL_CLUSTER_DIR)/deploy/images.env"; set +a; \
+	KUBECONFIG="$(REAL_KUBECONFIG)" KUBECTL="$(KUBECTL)" REAL_ARTIFACTS="$(REAL_CLUSTER_DIR)/test-real" \
+		go test -tags real ./test/real/ -v -count=1 -timeout 30m
 
 ##@ Tools
 

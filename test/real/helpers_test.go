@@ -1,0 +1,466 @@
+//go:build real
+
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package real
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+)
+
+const (
+	// poll is the interval of every wait and watcher.
+	poll = 200 * time.Millisecond
+	// kubectlTimeout bounds one kubectl invocation.
+	kubectlTimeout = 60 * time.Second
+	// namespaceGoneTimeout bounds the wait for a test namespace to be deleted at cleanup.
+	namespaceGoneTimeout = 120 * time.Second
+	// podStartTimeout bounds the wait for a pod to be Running and Ready (the first start pulls
+	// its image from the local registry).
+	podStartTimeout = 90 * time.Second
+	// realLabel marks every namespace and cluster-scoped object the suite creates.
+	realLabel = "real.cache.example.com/suite"
+	// clientPod is the name of the client pod and its container.
+	clientPod = "mcclient"
+	// clientBinary is the path of the client program in its image (hack/local-images.sh gobin).
+	clientBinary = "/mcclient"
+	// memcachedContainer is the name of the memcached container in the operator's pods.
+	memcachedContainer = "memcached"
+)
+
+// testContext returns a context cancelled when t ends.
+func testContext(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// runKubectl runs $KUBECTL with args against the suite's cluster, stdin as its standard input,
+// and returns its standard output and error separately. A call without deadline in ctx is bounded
+// by kubectlTimeout.
+func runKubectl(ctx context.Context, stdin string, args ...string) (string, string, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, kubectlTimeout)
+		defer cancel()
+	}
+	cmd := exec.CommandContext(ctx, suite.kubectl, args...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+suite.kubeconfig)
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	return out.String(), errOut.String(), err
+}
+
+// kubectl runs $KUBECTL with args and fails the test when it exits non-zero.
+func kubectl(t *testing.T, args ...string) string {
+	t.Helper()
+	out, errOut, err := runKubectl(testContext(t), "", args...)
+	if err != nil {
+		t.Fatalf("kubectl %s: %v\n%s%s", strings.Join(args, " "), err, out, errOut)
+	}
+	return out
+}
+
+// newRestrictedNamespace creates a namespace named real-<prefix>-<random> that enforces the
+// restricted Pod Security Standard, waits until its default ServiceAccount exists (pods are refused
+// until then), and deletes it when the test ends, waiting until it is gone.
+func newRestrictedNamespace(t *testing.T, prefix string) string {
+	t.Helper()
+	ctx := context.Background()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+		GenerateName: "real-" + prefix + "-",
+		Labels: map[string]string{
+			realLabel:                                    "true",
+			"pod-security.kubernetes.io/enforce":         "restricted",
+			"pod-security.kubernetes.io/enforce-version": "latest",
+		},
+	}}
+	if err := suite.k8s.Create(ctx, ns); err != nil {
+		t.Fatalf("failed to create namespace: %v", err)
+	}
+	name := ns.Name
+	t.Cleanup(func() { deleteNamespace(t, name) })
+	NewWithT(t).Eventually(func() error {
+		return suite.k8s.Get(ctx, client.ObjectKey{Namespace: name, Name: "default"}, &corev1.ServiceAccount{})
+	}, 30*time.Second, 50*time.Millisecond).Should(Succeed(), "ServiceAccount %s/default never appeared", name)
+	return name
+}
+
+// deleteNamespace deletes ns and waits up to namespaceGoneTimeout until it no longer exists.
+func deleteNamespace(t *testing.T, name string) {
+	t.Helper()
+	ctx := context.Background()
+	start := time.Now()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if err := suite.k8s.Delete(ctx, ns); err != nil && !apierrors.IsNotFound(err) {
+		t.Errorf("failed to delete namespace %s: %v", name, err)
+		return
+	}
+	for {
+		err := suite.k8s.Get(ctx, client.ObjectKey{Name: name}, &corev1.Namespace{})
+		if apierrors.IsNotFound(err) {
+			t.Logf("namespace %s deleted in %s", name, ms(time.Since(start)))
+			return
+		}
+		if time.Since(start) > namespaceGoneTimeout {
+			pods := &corev1.PodList{}
+			_ = suite.k8s.List(ctx, pods, client.InNamespace(name))
+			t.Errorf("namespace %s still exists %v after its deletion (last error %v); pods left: %v", name, namespaceGoneTimeout, err, podNames(pods.Items))
+			return
+		}
+		time.Sleep(poll)
+	}
+}
+
+// startClientPod runs the client program (MCCLIENT_IMAGE) as pod mcclient in ns under the
+// restricted profile (non-root, read-only root filesystem, no capabilities, RuntimeDefault
+// seccomp, no ServiceAccount token) and waits until it is Running and Ready.
+func startClientPod(t *testing.T, ns string) {
+	t.Helper()
+	ctx := testContext(t)
+	start := time.Now()
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: clientPod, Labels: map[string]string{"app.kubernetes.io/name": clientPod}},
+		Spec: corev1.PodSpec{
+			AutomountServiceAccountToken:  ptr.To(false),
+			EnableServiceLinks:            ptr.To(false),
+			TerminationGracePeriodSeconds: ptr.To[int64](5),
+			SecurityContext: &corev1.PodSecurityContext{
+				RunAsNonRoot:   ptr.To(true),
+				RunAsUser:      ptr.To[int64](65532),
+				RunAsGroup:     ptr.To[int64](65532),
+				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+			},
+			Containers: []corev1.Container{{
+				Name:    clientPod,
+				Image:   suite.clientImage,
+				Command: []string{clientBinary},
+				Args:    []string{"idle"},
+				Resources: corev1.ResourceRequirements{
+					Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: resource.MustParse("32Mi")},
+					Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi")},
+				},
+				SecurityContext: &corev1.SecurityContext{
+					AllowPrivilegeEscalation: ptr.To(false),
+					ReadOnlyRootFilesystem:   ptr.To(true),
+					Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+				},
+			}},
+		},
+	}
+	if err := suite.k8s.Create(ctx, pod); err != nil {
+		t.Fatalf("failed to create the client pod %s/%s: %v", ns, clientPod, err)
+	}
+	NewWithT(t).Eventually(func() error {
+		p := &corev1.Pod{}
+		if err := suite.k8s.Get(ctx, client.ObjectKeyFromObject(pod), p); err != nil {
+			return err
+		}
+		if !podRunningReady(p) {
+			return fmt.Errorf("client pod not Running and Ready: %s", podState(p))
+		}
+		return nil
+	}, podStartTimeout, poll).Should(Succeed())
+	t.Logf("client pod %s/%s Running and Ready in %s", ns, clientPod, ms(time.Since(start)))
+}
+
+// clientRun runs `mcclient <args>` in the client pod of ns (kubectl exec; stdin, when not empty,
+// is passed to it) and decodes its JSON report into report. The error says what the client wrote
+// on stderr when it exited non-zero; the report is decoded whenever it printed one.
+func clientRun(ctx context.Context, ns, stdin string, report any, args ...string) error {
+	kargs := []string{"exec", "-n", ns, clientPod, "-c", clientPod}
+	if stdin != "" {
+		kargs = append(kargs, "-i")
+	}
+	kargs = append(append(kargs, "--", clientBinary), args...)
+	out, errOut, err := runKubectl(ctx, stdin, kargs...)
+	if derr := json.Unmarshal([]byte(out), report); derr != nil {
+		return fmt.Errorf("mcclient %s: no report (%v; exit %v)\nstdout: %.2000s\nstderr: %.2000s", strings.Join(args, " "), derr, err, out, errOut)
+	}
+	if err != nil {
+		return fmt.Errorf("mcclient %s: %v\n%.4000s", strings.Join(args, " "), err, errOut)
+	}
+	return nil
+}
+
+// mustClientRun is clientRun that fails the test on any error.
+func mustClientRun(t *testing.T, ns, stdin string, report any, args ...string) {
+	t.Helper()
+	if err := clientRun(testContext(t), ns, stdin, report, args...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// instancePods lists the pods of the Memcached key by the operator's selector labels, terminating
+// ones included.
+func instancePods(ctx context.Context, key client.ObjectKey) ([]corev1.Pod, error) {
+	pods := &corev1.PodList{}
+	err := suite.k8s.List(ctx, pods, client.InNamespace(key.Namespace), client.MatchingLabels{
+		"app.kubernetes.io/name":     "memcached",
+		"app.kubernetes.io/instance": key.Name,
+	})
+	return pods.Items, err
+}
+
+// live returns the pods that are not terminating and not finished, sorted by name.
+func live(pods []corev1.Pod) []corev1.Pod {
+	var out []corev1.Pod
+	for _, p := range pods {
+		if p.DeletionTimestamp == nil && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+			out = append(out, p)
+		}
+	}
+	slices.SortFunc(out, func(a, b corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// podNames returns the names of pods.
+func podNames(pods []corev1.Pod) []string {
+	var out []string
+	for _, p := range pods {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+// podReadyCondition returns p's Ready condition, or nil.
+func podReadyCondition(p *corev1.Pod) *corev1.PodCondition {
+	for i := range p.Status.Conditions {
+		if p.Status.Conditions[i].Type == corev1.PodReady {
+			return &p.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// podRunningReady reports whether p is Running with condition Ready=True.
+func podRunningReady(p *corev1.Pod) bool {
+	c := podReadyCondition(p)
+	return p.Status.Phase == corev1.PodRunning && c != nil && c.Status == corev1.ConditionTrue
+}
+
+// podState is a one-line description of p for failure messages.
+func podState(p *corev1.Pod) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s phase=%s ip=%s", p.Name, p.Status.Phase, p.Status.PodIP)
+	if p.DeletionTimestamp != nil {
+		b.WriteString(" terminating")
+	}
+	if c := podReadyCondition(p); c != nil {
+		fmt.Fprintf(&b, " ready=%s", c.Status)
+	}
+	for _, cs := range p.Status.ContainerStatuses {
+		fmt.Fprintf(&b, " [%s ready=%v restarts=%d", cs.Name, cs.Ready, cs.RestartCount)
+		switch {
+		case cs.State.Waiting != nil:
+			fmt.Fprintf(&b, " waiting %s: %s", cs.State.Waiting.Reason, cs.State.Waiting.Message)
+		case cs.State.Terminated != nil:
+			fmt.Fprintf(&b, " terminated %s (exit %d): %s", cs.State.Terminated.Reason, cs.State.Terminated.ExitCode, cs.State.Terminated.Message)
+		}
+		b.WriteString("]")
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Status != corev1.ConditionTrue && c.Message != "" {
+			fmt.Fprintf(&b, " %s: %s", c.Type, c.Message)
+		}
+	}
+	return b.String()
+}
+
+// podsState describes pods, one per line.
+func podsState(pods []corev1.Pod) string {
+	var lines []string
+	for i := range pods {
+		lines = append(lines, "  "+podState(&pods[i]))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// memcachedContainerOf returns the memcached container of p's spec, or nil.
+func memcachedContainerOf(p *corev1.Pod) *corev1.Container {
+	for i := range p.Spec.Containers {
+		if p.Spec.Containers[i].Name == memcachedContainer {
+			return &p.Spec.Containers[i]
+		}
+	}
+	return nil
+}
+
+// argAfter returns the argument that follows flag in the memcached container's args of p, or "".
+func argAfter(p *corev1.Pod, flag string) string {
+	c := memcachedContainerOf(p)
+	if c == nil {
+		return ""
+	}
+	for i, a := range c.Args {
+		if a == flag && i+1 < len(c.Args) {
+			return c.Args[i+1]
+		}
+	}
+	return ""
+}
+
+// ofTemplate reports whether p runs the memcached item memory maxMB (-m): the only template change
+// the suite makes, so it tells the pods of the current spec from the older ones.
+func ofTemplate(p *corev1.Pod, maxMB int32) bool {
+	return argAfter(p, "-m") == strconv.Itoa(int(maxMB))
+}
+
+// containerStatus returns p's status of container name, or nil.
+func containerStatus(p *corev1.Pod, name string) *corev1.ContainerStatus {
+	for i := range p.Status.ContainerStatuses {
+		if p.Status.ContainerStatuses[i].Name == name {
+			return &p.Status.ContainerStatuses[i]
+		}
+	}
+	return nil
+}
+
+// getMemcached reads the Memcached key from the API server.
+func getMemcached(ctx context.Context, key client.ObjectKey) (*cachev1alpha1.Memcached, error) {
+	mc := &cachev1alpha1.Memcached{}
+	return mc, suite.k8s.Get(ctx, key, mc)
+}
+
+// checkCondition returns an error unless mc has condition condType with status want at
+// metadata.generation.
+func checkCondition(mc *cachev1alpha1.Memcached, condType string, want metav1.ConditionStatus) error {
+	c := meta.FindStatusCondition(mc.Status.Conditions, condType)
+	switch {
+	case c == nil:
+		return fmt.Errorf("condition %s missing (conditions %+v)", condType, mc.Status.Conditions)
+	case c.Status != want:
+		return fmt.Errorf("condition %s is %s, want %s (%s: %s)", condType, c.Status, want, c.Reason, c.Message)
+	case c.ObservedGeneration != mc.Generation:
+		return fmt.Errorf("condition %s has observedGeneration %d, metadata.generation is %d", condType, c.ObservedGeneration, mc.Generation)
+	}
+	return nil
+}
+
+// converged returns nil when the Memcached key is converged at size with item memory maxMB:
+// status at metadata.generation with Available=True, Progressing=False, Degraded=False; its
+// Deployment controlled by it with size replicas, all updated and available; exactly size live pods,
+// all Running and Ready and of the current template (-m maxMB); status.nodes their names;
+// status.readyReplicas size; status.serverList size entries. It returns the Memcached and the live
+// pods it read.
+func converged(ctx context.Context, key client.ObjectKey, size, maxMB int32) (*cachev1alpha1.Memcached, []corev1.Pod, error) {
+	mc, err := getMemcached(ctx, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	pods, err := instancePods(ctx, key)
+	if err != nil {
+		return mc, nil, err
+	}
+	lp := live(pods)
+	fail := func(format string, args ...any) (*cachev1alpha1.Memcached, []corev1.Pod, error) {
+		return mc, lp, fmt.Errorf("%s\npods:\n%s", fmt.Sprintf(format, args...), podsState(pods))
+	}
+	if mc.Spec.Size != size || mc.Spec.Memcached.MaxMemoryMB != maxMB {
+		return fail("spec.size %d, maxMemoryMB %d; want %d, %d", mc.Spec.Size, mc.Spec.Memcached.MaxMemoryMB, size, maxMB)
+	}
+	if mc.Status.ObservedGeneration != mc.Generation {
+		return fail("status.observedGeneration %d != metadata.generation %d", mc.Status.ObservedGeneration, mc.Generation)
+	}
+	for _, c := range []struct {
+		t string
+		s metav1.ConditionStatus
+	}{
+		{cachev1alpha1.ConditionAvailable, metav1.ConditionTrue},
+		{cachev1alpha1.ConditionProgressing, metav1.ConditionFalse},
+		{cachev1alpha1.ConditionDegraded, metav1.ConditionFalse},
+	} {
+		if err := checkCondition(mc, c.t, c.s); err != nil {
+			return fail("%v", err)
+		}
+	}
+	dep := &appsv1.Deployment{}
+	if err := suite.k8s.Get(ctx, key, dep); err != nil {
+		return fail("deployment: %v", err)
+	}
+	if !metav1.IsControlledBy(dep, mc) {
+		return fail("deployment %s is not controlled by the Memcached", key)
+	}
+	ds := dep.Status
+	if ptr.Deref(dep.Spec.Replicas, -1) != size || ds.UpdatedReplicas != size || ds.Replicas != size || ds.AvailableReplicas != size {
+		return fail("deployment replicas %v, status replicas %d updated %d available %d; want %d", ptr.Deref(dep.Spec.Replicas, -1), ds.Replicas, ds.UpdatedReplicas, ds.AvailableReplicas, size)
+	}
+	if len(lp) != int(size) {
+		return fail("%d live pods, want %d", len(lp), size)
+	}
+	for i := range lp {
+		if !podRunningReady(&lp[i]) || !ofTemplate(&lp[i], maxMB) {
+			return fail("pod %s is not Running and Ready with -m %d", lp[i].Name, maxMB)
+		}
+	}
+	if !slices.Equal(mc.Status.Nodes, podNames(lp)) {
+		return fail("status.nodes %v != live pods %v", mc.Status.Nodes, podNames(lp))
+	}
+	if mc.Status.ReadyReplicas != size || len(mc.Status.ServerList) != int(size) {
+		return fail("status.readyReplicas %d, serverList %v; want %d entries", mc.Status.ReadyReplicas, mc.Status.ServerList, size)
+	}
+	return mc, lp, nil
+}
+
+// waitConverged waits up to timeout until the Memcached key is converged (see converged) and
+// returns what it read then; it fails the test with the last difference otherwise.
+func waitConverged(t *testing.T, key client.ObjectKey, size, maxMB int32, timeout time.Duration) (*cachev1alpha1.Memcached, []corev1.Pod) {
+	t.Helper()
+	ctx := testContext(t)
+	var mc *cachev1alpha1.Memcached
+	var pods []corev1.Pod
+	NewWithT(t).Eventually(func() error {
+		var err error
+		mc, pods, err = converged(ctx, key, size, maxMB)
+		return err
+	}, timeout, poll).Should(Succeed(), "Memcached %s did not converge at size %d, maxMemoryMB %d within %v", key, size, maxMB, timeout)
+	return mc, pods
+}
+
+// defaultMemoryLimit is the memory limit the README documents when spec.resources is empty:
+// maxMemoryMB + 25% + 32 MiB.
+func defaultMemoryLimit(maxMB int32) resource.Quantity {
+	m := int64(maxMB)
+	return *resource.NewQuantity((m+m/4+32)*1024*1024, resource.BinarySI)
+}

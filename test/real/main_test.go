@@ -1,0 +1,188 @@
+//go:build real
+
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package real proves the operator on the real-node tier of the local cluster
+// (hack/cluster-up.sh NODE=real): the operator runs as the pod `make deploy-real` created from
+// config/default with images of the local registry, memcached pods run the Debian memcached image
+// behind their real probes, and a client pod (test/real/cmd/mcclient) talks to them through
+// cluster DNS, the headless Service and kube-proxy.
+//
+// Run it with `make test-real` (starts the node, the registry, builds and pushes the images,
+// deploys the operator), or by hand once all of that is up:
+//
+//	KUBECONFIG=$PWD/.cluster-real/kubeconfig KUBECTL=$PWD/bin/kubectl \
+//	  MEMCACHED_IMAGE=127.0.0.1:5000/memcached@sha256:... MCCLIENT_IMAGE=127.0.0.1:5000/mcclient@sha256:... \
+//	  go test -tags real ./test/real/ -v -count=1 -timeout 30m
+//
+// Environment: KUBECONFIG, KUBECTL, MEMCACHED_IMAGE (the operand image the operator was deployed
+// with, by digest) and MCCLIENT_IMAGE (the client image) are required; OPERATOR_IMAGE (the manager
+// image the Deployment must run; not checked when empty), OPERATOR_NAMESPACE (default
+// memcached-operator-system) and REAL_ARTIFACTS (directory for the manager logs, default a new
+// temporary directory) are optional.
+//
+// The suite runs on the node's host, as root: it also checks what the kernel sees of the memcached
+// containers (/proc and the memory cgroup), which no API object can fake.
+package real
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"text/tabwriter"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+)
+
+const (
+	// defaultOperatorNamespace is where config/default puts the operator.
+	defaultOperatorNamespace = "memcached-operator-system"
+	// managerDeployment is the operator's Deployment in config/default (namePrefix + name).
+	managerDeployment = "memcached-operator-controller-manager"
+	// metricsService is the operator's HTTPS metrics Service in config/default.
+	metricsService = "memcached-operator-controller-manager-metrics-service"
+	// metricsReaderRole is the ClusterRole a scraper's ServiceAccount is bound to.
+	metricsReaderRole = "memcached-operator-metrics-reader"
+	// leaseName is the operator's leader election Lease (main.go LeaderElectionID).
+	leaseName = "memcached-operator.cache.example.com"
+)
+
+// suite holds what TestMain sets up for every test.
+var suite struct {
+	repoRoot                    string
+	kubeconfig, kubectl         string
+	memcachedImage, clientImage string
+	operatorImage, operatorNS   string
+	artifacts                   string
+	k8s                         client.WithWatch
+	logs                        *managerLogs
+	phasesMu                    sync.Mutex
+	phases                      []phase
+}
+
+// phase is a timed step of the suite, reported at the end for the README's figures.
+type phase struct {
+	name string
+	took time.Duration
+}
+
+// TestMain checks the environment, starts following the manager's logs, runs the tests and prints
+// the phase timings.
+func TestMain(m *testing.M) {
+	os.Exit(runSuite(m))
+}
+
+func runSuite(m *testing.M) int {
+	start := time.Now()
+	if err := setUp(); err != nil {
+		fmt.Fprintf(os.Stderr, "real: setup failed: %v\n", err)
+		return 1
+	}
+	code := m.Run()
+	suite.logs.stop()
+	printPhases(time.Since(start))
+	fmt.Printf("real: manager logs in %s\n", suite.artifacts)
+	return code
+}
+
+func setUp() error {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		return err
+	}
+	suite.repoRoot = root
+	for _, v := range []struct {
+		env string
+		dst *string
+	}{
+		{"KUBECONFIG", &suite.kubeconfig}, {"KUBECTL", &suite.kubectl},
+		{"MEMCACHED_IMAGE", &suite.memcachedImage}, {"MCCLIENT_IMAGE", &suite.clientImage},
+	} {
+		if *v.dst = os.Getenv(v.env); *v.dst == "" {
+			return fmt.Errorf("%s is not set: run `make test-real` (see the package doc of test/real)", v.env)
+		}
+	}
+	if !strings.Contains(suite.memcachedImage, "@sha256:") {
+		return fmt.Errorf("MEMCACHED_IMAGE=%s is not a reference by digest (repo@sha256:...)", suite.memcachedImage)
+	}
+	suite.operatorImage = os.Getenv("OPERATOR_IMAGE")
+	if suite.operatorNS = os.Getenv("OPERATOR_NAMESPACE"); suite.operatorNS == "" {
+		suite.operatorNS = defaultOperatorNamespace
+	}
+	if suite.artifacts = os.Getenv("REAL_ARTIFACTS"); suite.artifacts == "" {
+		if suite.artifacts, err = os.MkdirTemp("", "memcached-operator-real-"); err != nil {
+			return err
+		}
+	} else if err := os.MkdirAll(suite.artifacts, 0o755); err != nil {
+		return err
+	}
+
+	cfg, err := clientcmd.BuildConfigFromFlags("", suite.kubeconfig)
+	if err != nil {
+		return fmt.Errorf("failed to load KUBECONFIG %s: %w", suite.kubeconfig, err)
+	}
+	// The watchers poll every 200 ms: the client-go default of 5 QPS would throttle them.
+	cfg.QPS, cfg.Burst = 200, 400
+	cfg.Timeout = 30 * time.Second
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(cachev1alpha1.AddToScheme(scheme))
+	if suite.k8s, err = client.NewWithWatch(cfg, client.Options{Scheme: scheme}); err != nil {
+		return fmt.Errorf("failed to create client: %w", err)
+	}
+	suite.logs = followManagerLogs(suite.operatorNS, suite.artifacts)
+	fmt.Printf("real: operator namespace %s, memcached image %s, client image %s, artifacts %s\n",
+		suite.operatorNS, suite.memcachedImage, suite.clientImage, suite.artifacts)
+	return nil
+}
+
+// recordPhase logs how long the phase name took since start and keeps it for the summary.
+func recordPhase(t *testing.T, name string, start time.Time) time.Duration {
+	t.Helper()
+	took := time.Since(start)
+	t.Logf("phase %q took %s", name, ms(took))
+	suite.phasesMu.Lock()
+	suite.phases = append(suite.phases, phase{name: name, took: took})
+	suite.phasesMu.Unlock()
+	return took
+}
+
+// printPhases prints the phase timings as a table.
+func printPhases(total time.Duration) {
+	suite.phasesMu.Lock()
+	defer suite.phasesMu.Unlock()
+	fmt.Println("real: phase timings")
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	for _, p := range suite.phases {
+		fmt.Fprintf(w, "  %s\t%s\n", p.name, ms(p.took))
+	}
+	fmt.Fprintf(w, "  %s\t%s\n", "suite total", ms(total))
+	w.Flush()
+}
+
+// ms formats d rounded to milliseconds.
+func ms(d time.Duration) string { return d.Round(time.Millisecond).String() }
