@@ -346,6 +346,10 @@ test-real: kubectl kustomize ## Prove the operator on real pods: starts the real
 	KUBECONFIG="$(REAL_KUBECONFIG)" KUBECTL="$(KUBECTL)" REAL_ARTIFACTS="$(REAL_CLUSTER_DIR)/test-real" \
 		go test -tags real ./test/real/ -v -count=1 -timeout 30m
 
+.PHONY: demo-real
+demo-real: kubectl kustomize ## The real-node story in one command: node, images, operator pod, sample, traffic, scale, rollout.
+	REAL_IMG="$(REAL_IMG)" MCCLIENT_IMG="$(MCCLIENT_IMG)" KUBECTL="$(KUBECTL)" CLUSTER_DIR="$(REAL_CLUSTER_DIR)" hack/demo-real.sh
+
 ##@ Tools
 
 .PHONY: controller-gen
