@@ -90,7 +90,22 @@ type MemcachedReconciler struct {
 // Reconcile brings one Memcached to its desired state and writes its status. It is idempotent and
 // makes no API write when nothing changed. Objects the Memcached owns are garbage-collected through
 // their owner references, so no finalizer is needed and deletion never blocks.
+//
+// A reconcile cut short because the manager is stopping (its context cancelled: SIGTERM, an
+// upgrade, lost leadership) is abandoned, not failed: whoever leads next reconciles every instance
+// when it starts, so it is logged at debug level and not returned as an error (controller-runtime
+// would log "Reconciler error" on every routine shutdown that interrupts a reconcile).
 func (r *MemcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	res, err := r.reconcile(ctx, req)
+	if err != nil && ctx.Err() != nil {
+		logf.FromContext(ctx).V(1).Info("Reconcile interrupted: the manager is stopping", "error", err.Error())
+		return ctrl.Result{}, nil
+	}
+	return res, err
+}
+
+// reconcile is Reconcile's body.
+func (r *MemcachedReconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	log := logf.FromContext(ctx)
 
 	mc := &cachev1alpha1.Memcached{}
