@@ -58,7 +58,7 @@ type availabilityWatcher struct {
 	stale, moved                   int
 	maxObservedGeneration          int64
 	hadConditions                  bool
-	violations, lost               []string
+	violations, lost, readErrors   []string
 	firstAvailable                 map[int64]time.Time
 }
 
@@ -84,6 +84,9 @@ func watchAvailability(t *testing.T, key client.ObjectKey) *availabilityWatcher 
 		}
 		if len(w.lost) > 0 {
 			t.Errorf("Memcached %s lost status %d time(s):\n%s", key, len(w.lost), strings.Join(w.lost, "\n"))
+		}
+		if len(w.readErrors) > 0 {
+			t.Errorf("the availability watcher could not read %s %d time(s):\n%s", key, len(w.readErrors), strings.Join(w.readErrors, "\n"))
 		}
 	})
 	return w
@@ -121,7 +124,7 @@ func (w *availabilityWatcher) sample(ctx context.Context) {
 	a, err := getMemcached(ctx, w.key)
 	if err != nil {
 		if !apierrors.IsNotFound(err) && ctx.Err() == nil {
-			w.note(&w.lost, "read failed: %v", err)
+			w.note(&w.readErrors, "failed to read the Memcached: %v", err)
 		}
 		return
 	}
