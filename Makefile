@@ -59,14 +59,14 @@ KUSTOMIZE ?= $(LOCALBIN)/kustomize
 KUBECTL ?= $(LOCALBIN)/kubectl
 # NODE picks the local cluster's tier (hack/cluster-up.sh): kwok (simulated pods, the scale tier)
 # or real (a real node: kubelet, containerd, kube-proxy, CoreDNS, the local registry; needs root).
-# Each tier keeps its state directory and kubeconfig: .cluster and .cluster-real.
+# Each tier keeps its state directory and kubeconfig: KWOK_CLUSTER_DIR and REAL_CLUSTER_DIR.
+# CLUSTER_DIR follows NODE and is not exported: hack/ scripts derive the same default from NODE, so a
+# `$(MAKE) ... NODE=real` inside another recipe never inherits the kwok tier's directory.
 NODE ?= kwok
-ifeq ($(NODE),real)
-CLUSTER_DIR ?= $(shell pwd)/.cluster-real
-else
-CLUSTER_DIR ?= $(shell pwd)/.cluster
-endif
-export CLUSTER_DIR NODE
+KWOK_CLUSTER_DIR ?= $(shell pwd)/.cluster
+REAL_CLUSTER_DIR ?= $(shell pwd)/.cluster-real
+CLUSTER_DIR ?= $(if $(filter real,$(NODE)),$(REAL_CLUSTER_DIR),$(KWOK_CLUSTER_DIR))
+export NODE
 LOCAL_KUBECONFIG ?= $(CLUSTER_DIR)/kubeconfig
 
 OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk
@@ -142,8 +142,8 @@ verify: manifests generate fmt ## Fail when generated files or formatting differ
 .PHONY: test-olm
 test-olm: cluster-up build ## Prove install from our catalog under real OLM in all install modes, and the upgrade 0.1.0 -> VERSION.
 	hack/build-release.sh 0.1.0
-	hack/olm-up.sh
-	hack/catalog-serve.sh start
+	CLUSTER_DIR="$(CLUSTER_DIR)" hack/olm-up.sh
+	CLUSTER_DIR="$(CLUSTER_DIR)" hack/catalog-serve.sh start
 	KUBECONFIG="$(LOCAL_KUBECONFIG)" OLM_HEAD_VERSION=$(VERSION) OLM_BINARIES="v0.1.0=$(LOCALBIN)/manager-v0.1.0,v$(VERSION)=$(LOCALBIN)/manager" \
 		go test -tags olm ./test/olm/ -v -count=1 -timeout 30m
 
@@ -281,42 +281,40 @@ images-local: local-images ## Build the operator, bundle and catalog images with
 
 .PHONY: cluster-up
 cluster-up: ## Build (first run) and start the local cluster: NODE=kwok (default, .cluster/kubeconfig) or NODE=real (.cluster-real/kubeconfig).
-	hack/cluster-up.sh
+	CLUSTER_DIR="$(CLUSTER_DIR)" hack/cluster-up.sh
 
 .PHONY: cluster-down
 cluster-down: ## Stop the local cluster of NODE and what runs on it, undoing a real node's host changes (keeps its state; PURGE=1 deletes it).
-	hack/cluster-down.sh
+	CLUSTER_DIR="$(CLUSTER_DIR)" hack/cluster-down.sh
 
 .PHONY: demo
 demo: build kubectl ## Start the local cluster and the operator, create the sample and scale it 3 -> 5.
-	MEMCACHED_IMAGE="$(MEMCACHED_IMAGE)" KUBECTL="$(KUBECTL)" hack/demo.sh up
+	CLUSTER_DIR="$(CLUSTER_DIR)" MEMCACHED_IMAGE="$(MEMCACHED_IMAGE)" KUBECTL="$(KUBECTL)" hack/demo.sh up
 
 .PHONY: olm-up
 olm-up: cluster-up ## Install OLM into the local cluster (CRDs, base objects; olm and catalog operators as local processes).
-	hack/olm-up.sh
+	CLUSTER_DIR="$(CLUSTER_DIR)" hack/olm-up.sh
 
 .PHONY: olm-down
 olm-down: ## Stop the local OLM operators (PURGE=1 also removes OLM's CRDs and namespaces).
-	hack/olm-down.sh $(if $(filter 1,$(PURGE)),--purge)
+	CLUSTER_DIR="$(CLUSTER_DIR)" hack/olm-down.sh $(if $(filter 1,$(PURGE)),--purge)
 
 .PHONY: catalog-serve
 catalog-serve: opm catalog-tool ## Serve catalog/ with opm (port 50051) and create the CatalogSource memcached-catalog in olm.
-	hack/catalog-serve.sh start
+	CLUSTER_DIR="$(CLUSTER_DIR)" hack/catalog-serve.sh start
 
 .PHONY: demo-olm
 demo-olm: build kubectl ## The OLM story on the local cluster: install OLM, catalog, subscribe, sample, scale, upgrade 0.1.0 -> VERSION.
 	hack/build-release.sh 0.1.0
-	OLM_HEAD_VERSION=$(VERSION) OLM_BINARIES="v0.1.0=$(LOCALBIN)/manager-v0.1.0,v$(VERSION)=$(LOCALBIN)/manager" KUBECTL="$(KUBECTL)" hack/demo-olm.sh
+	CLUSTER_DIR="$(CLUSTER_DIR)" OLM_HEAD_VERSION=$(VERSION) OLM_BINARIES="v0.1.0=$(LOCALBIN)/manager-v0.1.0,v$(VERSION)=$(LOCALBIN)/manager" KUBECTL="$(KUBECTL)" hack/demo-olm.sh
 
 .PHONY: demo-down
 demo-down: ## Stop the demo operator and the local cluster.
-	KUBECTL="$(KUBECTL)" hack/demo.sh down
+	CLUSTER_DIR="$(CLUSTER_DIR)" KUBECTL="$(KUBECTL)" hack/demo.sh down
 
 ##@ Real-node tier (needs root)
 
-# The real-node cluster (hack/cluster-up.sh NODE=real): its state directory and kubeconfig. Passed
-# explicitly to cluster-up, since CLUSTER_DIR is exported with the kwok tier's value by default.
-REAL_CLUSTER_DIR ?= $(shell pwd)/.cluster-real
+# The real-node cluster's kubeconfig (hack/cluster-up.sh NODE=real; REAL_CLUSTER_DIR above).
 REAL_KUBECONFIG ?= $(REAL_CLUSTER_DIR)/kubeconfig
 # REAL_IMG is the operator image built from the Dockerfile, pushed to the local registry and
 # deployed (by digest) on the real node; MCCLIENT_IMG the test client (test/real/cmd/mcclient).
