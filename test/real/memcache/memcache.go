@@ -16,9 +16,10 @@ limitations under the License.
 
 // Package memcache is the memcached client of the real-node test tier: the plain ASCII protocol
 // (https://github.com/memcached/memcached/blob/master/doc/protocol.txt) over one TCP connection,
-// and the key placement the tier's client applies over an Memcached's status.serverList. It has
-// no dependency beyond the standard library so that the client program (test/real/cmd/mcclient)
-// is one small static binary.
+// and the key placement the tier's client applies over a Memcached's status.serverList. Our own
+// because the tests read what a client library does not expose: `version` and `stats settings`
+// (memcached's maxbytes proves a rollout's new -m), per server; github.com/bradfitz/gomemcache,
+// the usual Go client, offers get/set and its own server selection but neither command.
 package memcache
 
 import (
