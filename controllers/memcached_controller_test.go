@@ -524,8 +524,7 @@ func TestConvergenceCost(t *testing.T) {
 			g.Expect(k8sClient.Get(testCtx, key(ns, name), obj)).To(Succeed())
 		}
 	}, timeout, interval).Should(Succeed())
-	time.Sleep(time.Second) // the reconciles the creates and the status patch trigger
-	created := writesIn(ns)
+	created := settledWritesIn(g, ns, time.Second) // the reconciles the creates and the status patch trigger
 	t.Logf("writes to create the instance: %v", created)
 	g.Expect(created["create"]).To(Equal(3), "one create per owned object")
 	g.Expect(created["status-patch"]).To(BeNumerically("<=", 2))
@@ -536,8 +535,7 @@ func TestConvergenceCost(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		g.Expect(conditionOf(getMemcached(g, ns, name), cachev1alpha1.ConditionAvailable).Status).To(Equal(metav1.ConditionTrue))
 	}, timeout, interval).Should(Succeed())
-	time.Sleep(time.Second)
-	converged := writesIn(ns)
+	converged := settledWritesIn(g, ns, time.Second)
 	t.Logf("writes until Available (3 pods created and made ready one by one): %v", converged)
 	g.Expect(converged["create"]).To(Equal(3))
 	g.Expect(converged["patch"]+converged["update"]+converged["delete"]).To(BeZero(), "no spec writes")

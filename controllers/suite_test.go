@@ -19,12 +19,14 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
+	. "github.com/onsi/gomega"
 	"go.uber.org/zap/zapcore"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -197,6 +199,21 @@ func writesIn(ns string) map[string]int {
 		out[k] = v
 	}
 	return out
+}
+
+// settledWritesIn waits until the operator's writes in ns have stopped changing for quiet (the
+// reconciles that earlier writes trigger have run, however loaded the machine is), then returns
+// them as writesIn does. A fixed sleep instead made the counts depend on the machine's load: a
+// late reconcile of one phase was counted in the next.
+func settledWritesIn(g Gomega, ns string, quiet time.Duration) map[string]int {
+	last, since := writesIn(ns), time.Now()
+	g.Eventually(func() bool {
+		if now := writesIn(ns); !maps.Equal(now, last) {
+			last, since = now, time.Now()
+		}
+		return time.Since(since) >= quiet
+	}, timeout, interval).Should(BeTrue(), "the operator's writes in %s never settled for %s", ns, quiet)
+	return last
 }
 
 // countingClient is the manager's client with its writes counted (recordWrite).
