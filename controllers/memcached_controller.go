@@ -251,10 +251,10 @@ func (r *MemcachedReconciler) patchStatus(ctx context.Context, mc *cachev1alpha1
 		return fmt.Errorf("failed to patch status of Memcached %s: %w", client.ObjectKeyFromObject(mc), err)
 	}
 	if c := becameTrue(old.Conditions, status.Conditions, cachev1alpha1.ConditionDegraded); c != nil {
-		r.Recorder.Eventf(mc, nil, corev1.EventTypeWarning, c.Reason, "Reconcile", "%s", c.Message)
+		r.Recorder.Eventf(mc, nil, corev1.EventTypeWarning, c.Reason, "Reconcile", "%s", eventNote(c.Message))
 	}
 	if c := becameTrue(old.Conditions, status.Conditions, cachev1alpha1.ConditionAvailable); c != nil {
-		r.Recorder.Eventf(mc, nil, corev1.EventTypeNormal, c.Reason, "Reconcile", "%s", c.Message)
+		r.Recorder.Eventf(mc, nil, corev1.EventTypeNormal, c.Reason, "Reconcile", "%s", eventNote(c.Message))
 	}
 	return nil
 }
