@@ -100,9 +100,10 @@ func opmValidate(t *testing.T, dir string) (out string, failed, ok bool) {
 }
 
 // Graph faults are reported with package, channel and bundles; opm validate rejects the same
-// fixtures. Sources: case 13 (operator-registry#1101: "v0.1.0" instead of the bundle name gives two
-// heads), case 15 (operator-registry#755: replaces cycles), case 19 (operator-registry#928: empty
-// channel; community-operators#330: default channel).
+// fixtures. Sources: operator-framework/operator-registry#1101 ("v0.1.0" instead of the bundle name
+// gives two heads), operator-framework/operator-registry#755 (replaces cycles),
+// operator-framework/operator-registry#928 (empty channel), operator-framework/community-operators#330
+// (default channel), operator-framework/kubectl-operator#33 (install modes differ along a channel).
 func TestCheck(t *testing.T) {
 	two := bundleYAML("0.1.0") + bundleYAML("0.2.0")
 	three := two + bundleYAML("0.3.0")
@@ -114,24 +115,24 @@ func TestCheck(t *testing.T) {
 		"valid two releases with skipRange": {
 			catalog: pkgStable + two + channel("stable", "- name: memcached-operator.v0.1.0\n- name: memcached-operator.v0.2.0\n  replaces: memcached-operator.v0.1.0\n  skipRange: <0.2.0\n"),
 		},
-		"replaces names a version, not the bundle (13)": {
+		"replaces names a version, not the bundle": {
 			catalog:  pkgStable + two + channel("stable", "- name: memcached-operator.v0.1.0\n- name: memcached-operator.v0.2.0\n  replaces: v0.1.0\n"),
 			want:     []string{`package "memcached-operator", channel "stable": multiple channel heads`, "memcached-operator.v0.1.0 memcached-operator.v0.2.0"},
 			opmFails: true,
 		},
-		"replaces cycle under a head (15)": {
+		"replaces cycle under a head": {
 			catalog: pkgStable + three + channel("stable", "- name: memcached-operator.v0.1.0\n  replaces: memcached-operator.v0.2.0\n"+
 				"- name: memcached-operator.v0.2.0\n  replaces: memcached-operator.v0.1.0\n- name: memcached-operator.v0.3.0\n  replaces: memcached-operator.v0.2.0\n"),
 			want:     []string{`channel "stable": cycle in the replaces chain [memcached-operator.v0.3.0 memcached-operator.v0.2.0 memcached-operator.v0.1.0 memcached-operator.v0.2.0]`},
 			opmFails: true,
 		},
-		"closed replaces loop without head (15B)": {
+		"closed replaces loop without head": {
 			catalog: pkgStable + three + channel("stable", "- name: memcached-operator.v0.1.0\n  replaces: memcached-operator.v0.3.0\n"+
 				"- name: memcached-operator.v0.2.0\n  replaces: memcached-operator.v0.1.0\n- name: memcached-operator.v0.3.0\n  replaces: memcached-operator.v0.2.0\n"),
 			want:     []string{`channel "stable": no channel head`},
 			opmFails: true,
 		},
-		"default channel missing and an empty channel (19)": {
+		"default channel missing and an empty channel": {
 			catalog:  pkgStable + bundleYAML("0.1.0") + channel("alpha", "- name: memcached-operator.v0.1.0\n") + channel("beta", "[]\n"),
 			want:     []string{`channel "stable": the default channel does not exist`, `channel "beta": the channel has no bundles`},
 			opmFails: true,
@@ -149,7 +150,7 @@ func TestCheck(t *testing.T) {
 			want:     []string{`stranded: cannot upgrade to the head memcached-operator.v0.4.0 [memcached-operator.v0.1.0 memcached-operator.v0.2.0]`},
 			opmFails: true,
 		},
-		"install modes change along the channel (20)": {
+		"install modes change along the channel": {
 			catalog: pkgStable + bundleYAML("0.1.0", "AllNamespaces") + bundleYAML("0.2.0") +
 				channel("stable", "- name: memcached-operator.v0.1.0\n- name: memcached-operator.v0.2.0\n  replaces: memcached-operator.v0.1.0\n"),
 			want: []string{"bundles declare different install modes"},
@@ -189,7 +190,7 @@ func mustBundle(t *testing.T, v string) declcfg.Bundle {
 
 // Releases are appended in version order: each new release replaces the channel head and skips
 // every older one; re-releasing or releasing an older version is refused, so the generator never
-// produces a cycle (case 15: versions fed in the order 0.3.0, 0.1.0, 0.2.0).
+// produces a cycle (operator-framework/operator-registry#755: replaces cycles).
 func TestAddRelease(t *testing.T) {
 	channels := []string{"candidate", "fast", "stable"}
 	cfg := &declcfg.DeclarativeConfig{}

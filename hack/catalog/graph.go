@@ -21,19 +21,24 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/blang/semver/v4"
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	"github.com/operator-framework/operator-registry/alpha/declcfg"
 	"github.com/operator-framework/operator-registry/alpha/property"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Problem is one fault of a catalog's upgrade graph, scoped to a package and (when it applies) a
-// channel, naming the bundles involved.
+// Problem is one fault of a catalog, scoped to a package and (when it applies) a channel, naming
+// the bundles involved.
 type Problem struct {
 	// Package and Channel scope the problem; Channel is empty for package-wide problems.
 	Package, Channel string
-	// Bundles names the bundles involved, sorted.
+	// Bundles names the bundles involved: for an upgrade edge the installed bundle, then the one
+	// it is upgraded to; otherwise sorted.
 	Bundles []string
 	// Message says what is wrong.
 	Message string
@@ -52,21 +57,34 @@ func (p Problem) String() string {
 	return s
 }
 
-// Check returns every problem of cfg's upgrade graphs, for each package:
+// Check returns every problem of cfg, for each package:
+//   - everything `opm validate` refuses (operator-registry's declcfg.ConvertToModel and
+//     model.Validate, the code opm runs): duplicate packages, channels, bundles or entries, bad
+//     deprecation references, a replaces chain that strands bundles (opm counts only replaces and
+//     skips, not skipRange), invalid skipRanges, ...;
+//   - a blob of a schema OLM does not know (it would be ignored without a word);
 //   - the default channel is set, exists and has entries; no channel is empty;
 //   - no two bundles share a version, every channel entry is a bundle of the package;
 //   - each channel has exactly one head (an entry no other entry replaces or skips);
 //   - the replaces chain from the head has no cycle;
 //   - every entry can reach the head through replaces, skips or skipRange edges (none is stranded);
-//   - all bundles of a channel declare the same supported install modes (case 20).
+//   - every bundle older than a channel's head has an edge into that channel (a subscriber on it
+//     who switches to the channel is not stranded);
+//   - every upgrade edge (see upgradeEdges) is one OLM can carry out (see edgeHazards);
+//   - all bundles of a channel declare the same supported install modes (a non-head CSV that lacks
+//     the mode of the OperatorGroup fails to install: operator-framework/kubectl-operator#33).
 //
-// opm validate checks the first points too; Check adds reachability through skipRange and the
-// install modes, and names package, channel and bundles in every message. It is the operator's
-// own code because no library exposes these graph rules (operator-registry's model.Validate stops
-// at the first error and does not test reachability).
+// The checks beyond opm's are the operator's own code because no library has them: operator-
+// registry checks the graph's shape, not whether each upgrade it offers can be carried out.
 func Check(cfg *declcfg.DeclarativeConfig) []Problem {
 	var problems []Problem
+	for _, o := range cfg.Others {
+		problems = append(problems, Problem{Package: o.Package, Message: fmt.Sprintf(
+			"blob %q has schema %q, which OLM does not know (known: %s): it would be ignored without a word (a misspelt olm.deprecations? see operator-framework/operator-registry#1216)",
+			o.Name, o.Schema, strings.Join(knownSchemas, ", "))})
+	}
 	for _, pkg := range cfg.Packages {
+		problems = append(problems, opmProblems(cfg, pkg.Name)...)
 		problems = append(problems, checkPackage(cfg, pkg)...)
 	}
 	if len(cfg.Packages) == 0 {
@@ -75,10 +93,96 @@ func Check(cfg *declcfg.DeclarativeConfig) []Problem {
 	return problems
 }
 
-// bundleInfo is what the graph checks need of an olm.bundle.
+// knownSchemas are the blob schemas of a file-based catalog that OLM reads.
+var knownSchemas = []string{declcfg.SchemaPackage, declcfg.SchemaChannel, declcfg.SchemaBundle, declcfg.SchemaDeprecation}
+
+// opmProblems returns what `opm validate` refuses in package pkg, with operator-registry's own
+// code: declcfg.ConvertToModel, which also runs model.Validate, as opm validate does.
+func opmProblems(cfg *declcfg.DeclarativeConfig, pkg string) []Problem {
+	one := declcfg.DeclarativeConfig{}
+	for _, p := range cfg.Packages {
+		if p.Name == pkg {
+			one.Packages = append(one.Packages, p)
+		}
+	}
+	for _, c := range cfg.Channels {
+		if c.Package == pkg {
+			one.Channels = append(one.Channels, c)
+		}
+	}
+	for _, b := range cfg.Bundles {
+		if b.Package == pkg {
+			one.Bundles = append(one.Bundles, b)
+		}
+	}
+	for _, d := range cfg.Deprecations {
+		if d.Package == pkg {
+			one.Deprecations = append(one.Deprecations, d)
+		}
+	}
+	if _, err := declcfg.ConvertToModel(one); err != nil {
+		var problems []Problem
+		for _, l := range leaves(err) {
+			problems = append(problems, Problem{Package: pkg, Channel: l.channel, Message: "opm validate refuses it: " + l.message})
+		}
+		return problems
+	}
+	return nil
+}
+
+// opmLeaf is one error of operator-registry's tree-shaped validation error, with the channel it
+// is under, if any.
+type opmLeaf struct{ channel, message string }
+
+// leaves splits operator-registry's validation error (a tree drawn with ├── └── │, one error a
+// line, parents ending in ':') into its leaves, each with the path of its parents below the
+// package and the channel named by an `invalid channel "x"` parent.
+func leaves(err error) []opmLeaf {
+	var out []opmLeaf
+	var stack []string // parent messages by depth
+	for _, line := range strings.Split(strings.TrimSpace(err.Error()), "\n") {
+		text := strings.TrimLeft(line, "├└│─ ")
+		depth := len([]rune(line)) - len([]rune(text))
+		depth /= 4
+		if depth < len(stack) {
+			stack = stack[:depth]
+		}
+		if strings.HasSuffix(text, ":") {
+			stack = append(stack, strings.TrimSuffix(text, ":"))
+			continue
+		}
+		leaf := opmLeaf{}
+		var path []string
+		for _, p := range stack {
+			if p == "invalid index" || strings.HasPrefix(p, "invalid package ") {
+				continue
+			}
+			if n, ok := strings.CutPrefix(p, "invalid channel "); ok {
+				leaf.channel, _ = strconv.Unquote(n)
+			}
+			path = append(path, p)
+		}
+		leaf.message = strings.Join(append(path, text), ": ")
+		out = append(out, leaf)
+	}
+	return out
+}
+
+// bundleInfo is what the checks need of an olm.bundle.
 type bundleInfo struct {
 	version      semver.Version
 	installModes string // supported install modes, sorted and joined
+	// crds maps the name of each CRD the bundle ships to its versions.
+	crds map[string]crdVersions
+	// selectors maps the name of each Deployment of the CSV's install strategy to its selector.
+	selectors map[string]string
+}
+
+// crdVersions are the versions of a CRD: the storage version, and each version with whether it
+// is served.
+type crdVersions struct {
+	storage string
+	served  map[string]bool
 }
 
 func checkPackage(cfg *declcfg.DeclarativeConfig, pkg declcfg.Package) []Problem {
@@ -110,9 +214,13 @@ func checkPackage(cfg *declcfg.DeclarativeConfig, pkg declcfg.Package) []Problem
 
 	channels := map[string]declcfg.Channel{}
 	for _, ch := range cfg.Channels {
-		if ch.Package == pkg.Name {
-			channels[ch.Name] = ch
+		if ch.Package != pkg.Name {
+			continue
 		}
+		if _, dup := channels[ch.Name]; dup {
+			add(ch.Name, "the channel is defined twice (OLM would keep one of them)")
+		}
+		channels[ch.Name] = ch
 	}
 	switch ch, ok := channels[pkg.DefaultChannel]; {
 	case pkg.DefaultChannel == "":
@@ -123,12 +231,7 @@ func checkPackage(cfg *declcfg.DeclarativeConfig, pkg declcfg.Package) []Problem
 		add(pkg.DefaultChannel, "the default channel has no bundles")
 	}
 
-	names := make([]string, 0, len(channels))
-	for n := range channels {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range sortedKeys(channels) {
 		for _, p := range checkChannel(channels[n], bundles) {
 			add(n, p.Message, p.Bundles...)
 		}
@@ -136,9 +239,11 @@ func checkPackage(cfg *declcfg.DeclarativeConfig, pkg declcfg.Package) []Problem
 	return problems
 }
 
-// describeBundle reads a bundle's version (olm.package property) and install modes (from its CSV).
+// describeBundle reads a bundle's version (olm.package property), its CSV (install modes, the
+// selectors of its Deployments) and its CRDs, from the objects declcfg loaded from its
+// olm.bundle.object properties (a bundle without them has no CSV or CRDs to compare).
 func describeBundle(b declcfg.Bundle) (bundleInfo, error) {
-	var info bundleInfo
+	info := bundleInfo{crds: map[string]crdVersions{}, selectors: map[string]string{}}
 	props, err := property.Parse(b.Properties)
 	if err != nil {
 		return info, fmt.Errorf("bundle properties do not parse: %v", err)
@@ -150,25 +255,45 @@ func describeBundle(b declcfg.Bundle) (bundleInfo, error) {
 		return info, fmt.Errorf("bundle version %q is not semver: %v", props.Packages[0].Version, err)
 	}
 	if b.CsvJSON != "" {
-		var csv struct {
-			Spec struct {
-				InstallModes []struct {
-					Type      string `json:"type"`
-					Supported bool   `json:"supported"`
-				} `json:"installModes"`
-			} `json:"spec"`
-		}
+		var csv operatorsv1alpha1.ClusterServiceVersion
 		if err := json.Unmarshal([]byte(b.CsvJSON), &csv); err != nil {
 			return info, fmt.Errorf("bundle CSV does not parse: %v", err)
 		}
 		var modes []string
 		for _, m := range csv.Spec.InstallModes {
 			if m.Supported {
-				modes = append(modes, m.Type)
+				modes = append(modes, string(m.Type))
 			}
 		}
 		sort.Strings(modes)
 		info.installModes = strings.Join(modes, ",")
+		for _, d := range csv.Spec.InstallStrategy.StrategySpec.DeploymentSpecs {
+			info.selectors[d.Name] = metav1.FormatLabelSelector(d.Spec.Selector)
+		}
+	}
+	for _, obj := range b.Objects {
+		var tm metav1.TypeMeta
+		if err := json.Unmarshal([]byte(obj), &tm); err != nil {
+			return info, fmt.Errorf("bundle object does not parse: %v", err)
+		}
+		if tm.Kind != "CustomResourceDefinition" {
+			continue
+		}
+		if tm.APIVersion != apiextensionsv1.SchemeGroupVersion.String() {
+			return info, fmt.Errorf("bundle has a CRD of apiVersion %s; only %s is served by Kubernetes 1.22 and later", tm.APIVersion, apiextensionsv1.SchemeGroupVersion)
+		}
+		var crd apiextensionsv1.CustomResourceDefinition
+		if err := json.Unmarshal([]byte(obj), &crd); err != nil {
+			return info, fmt.Errorf("bundle CRD does not parse: %v", err)
+		}
+		v := crdVersions{served: map[string]bool{}}
+		for _, ver := range crd.Spec.Versions {
+			if ver.Storage {
+				v.storage = ver.Name
+			}
+			v.served[ver.Name] = ver.Served
+		}
+		info.crds[crd.Name] = v
 	}
 	return info, nil
 }
@@ -177,6 +302,87 @@ func describeBundle(b declcfg.Bundle) (bundleInfo, error) {
 type channelProblem struct {
 	Message string
 	Bundles []string
+}
+
+// edge is an upgrade OLM offers in a channel: a subscriber on from is offered to, an entry of
+// the channel, because to replaces from, skips it or covers its version by skipRange (how says
+// which). from may be an entry of another channel: that is the upgrade offered to a subscriber
+// who switches to this channel.
+type edge struct {
+	from, to string
+	how      []string
+}
+
+// upgradeEdges returns every upgrade edge into the entries of ch, from any bundle of the package
+// (bundles), in entry order, and the problems of unparsable skipRanges.
+func upgradeEdges(ch declcfg.Channel, bundles map[string]bundleInfo) ([]edge, []channelProblem) {
+	var edges []edge
+	var problems []channelProblem
+	from := sortedKeys(bundles)
+	for _, to := range ch.Entries {
+		var skipRange semver.Range
+		if to.SkipRange != "" {
+			r, err := semver.ParseRange(to.SkipRange)
+			if err != nil {
+				problems = append(problems, channelProblem{Message: fmt.Sprintf("skipRange %q is not a valid range: %v", to.SkipRange, err), Bundles: []string{to.Name}})
+			}
+			skipRange = r
+		}
+		for _, f := range from {
+			if f == to.Name {
+				continue
+			}
+			var how []string
+			if to.Replaces == f {
+				how = append(how, "replaces")
+			}
+			if slices.Contains(to.Skips, f) {
+				how = append(how, "skips")
+			}
+			if skipRange != nil && skipRange(bundles[f].version) {
+				how = append(how, fmt.Sprintf("skipRange %q", to.SkipRange))
+			}
+			if len(how) > 0 {
+				edges = append(edges, edge{from: f, to: to.Name, how: how})
+			}
+		}
+	}
+	return edges, problems
+}
+
+// edgeHazards returns why OLM cannot carry out the upgrade from a bundle described by from to
+// one described by to:
+//   - the version does not increase (semver order, pre-releases included): OLM would offer a
+//     downgrade or a sideways move;
+//   - a CRD of both bundles drops, or stops serving, the version from stores objects in: OLM
+//     refuses a CRD update that removes a version in status.storedVersions
+//     (operator-framework/operator-lifecycle-manager#1535), and clients of it break;
+//   - a Deployment of both CSVs keeps its name and changes spec.selector, which is immutable: the
+//     upgrade fails with "field is immutable" (grafana/grafana-operator#1399).
+func edgeHazards(from, to bundleInfo) []string {
+	var hazards []string
+	if !to.version.GT(from.version) {
+		hazards = append(hazards, fmt.Sprintf("the version does not increase (%s to %s)", from.version, to.version))
+	}
+	for _, name := range sortedKeys(from.crds) {
+		next, ok := to.crds[name]
+		stored := from.crds[name].storage
+		if !ok || stored == "" {
+			continue // a CRD the newer bundle does not ship stays on the cluster as it is
+		}
+		switch served, listed := next.served[stored]; {
+		case !listed:
+			hazards = append(hazards, fmt.Sprintf("CRD %s drops version %s, the storage version of the older bundle (OLM refuses to remove a version in status.storedVersions)", name, stored))
+		case !served:
+			hazards = append(hazards, fmt.Sprintf("CRD %s stops serving version %s, the storage version of the older bundle", name, stored))
+		}
+	}
+	for _, name := range sortedKeys(from.selectors) {
+		if sel, ok := to.selectors[name]; ok && sel != from.selectors[name] {
+			hazards = append(hazards, fmt.Sprintf("operator Deployment %s keeps its name and changes its selector from %q to %q (spec.selector is immutable: the upgrade would fail with \"field is immutable\")", name, from.selectors[name], sel))
+		}
+	}
+	return hazards
 }
 
 // checkChannel checks one channel's entries against the package's bundles.
@@ -197,6 +403,16 @@ func checkChannel(ch declcfg.Channel, bundles map[string]bundleInfo) []channelPr
 			add("entry is not a bundle of the package", e.Name)
 		}
 	}
+
+	// Every upgrade OLM offers into this channel must be one it can carry out.
+	edges, rangeProblems := upgradeEdges(ch, bundles)
+	problems = append(problems, rangeProblems...)
+	for _, e := range edges {
+		for _, h := range edgeHazards(bundles[e.from], bundles[e.to]) {
+			add(fmt.Sprintf("upgrade %s -> %s (%s): %s", e.from, e.to, strings.Join(e.how, ", "), h), e.from, e.to)
+		}
+	}
+
 	heads := Heads(ch)
 	switch {
 	case len(heads) == 0:
@@ -223,24 +439,8 @@ func checkChannel(ch declcfg.Channel, bundles map[string]bundleInfo) []channelPr
 
 	// Every entry must reach the head. upgrades[x] lists the entries x can upgrade to.
 	upgrades := map[string][]string{}
-	for _, to := range ch.Entries {
-		var skipRange semver.Range
-		if to.SkipRange != "" {
-			r, err := semver.ParseRange(to.SkipRange)
-			if err != nil {
-				add(fmt.Sprintf("skipRange %q does not parse: %v", to.SkipRange, err), to.Name)
-			}
-			skipRange = r
-		}
-		for _, from := range ch.Entries {
-			if from.Name == to.Name {
-				continue
-			}
-			inRange := skipRange != nil && skipRange(bundles[from.Name].version)
-			if to.Replaces == from.Name || slices.Contains(to.Skips, from.Name) || inRange {
-				upgrades[from.Name] = append(upgrades[from.Name], to.Name)
-			}
-		}
+	for _, e := range edges {
+		upgrades[e.from] = append(upgrades[e.from], e.to)
 	}
 	var stranded []string
 	for _, e := range ch.Entries {
@@ -251,6 +451,17 @@ func checkChannel(ch declcfg.Channel, bundles map[string]bundleInfo) []channelPr
 	if len(stranded) > 0 {
 		sort.Strings(stranded)
 		add("stranded: cannot upgrade to the head "+head, stranded...)
+	}
+
+	// A subscriber on an older bundle of another channel who switches to this one must be offered
+	// an entry of it (OLM looks for one that replaces, skips or covers the installed version).
+	if hb, ok := bundles[head]; ok {
+		for _, name := range sortedKeys(bundles) {
+			if _, in := entries[name]; in || !bundles[name].version.LT(hb.version) || len(upgrades[name]) > 0 {
+				continue
+			}
+			add(fmt.Sprintf("a subscriber on %s who switches to this channel is stranded: no entry replaces, skips or covers it by skipRange", name), name, head)
+		}
 	}
 
 	// Install modes must not change along the channel.
