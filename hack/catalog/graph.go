@@ -79,9 +79,13 @@ func (p Problem) String() string {
 func Check(cfg *declcfg.DeclarativeConfig) []Problem {
 	var problems []Problem
 	for _, o := range cfg.Others {
+		blob := "a blob"
+		if o.Name != "" {
+			blob = fmt.Sprintf("blob %q", o.Name)
+		}
 		problems = append(problems, Problem{Package: o.Package, Message: fmt.Sprintf(
-			"blob %q has schema %q, which OLM does not know (known: %s): it would be ignored without a word (a misspelt olm.deprecations? see operator-framework/operator-registry#1216)",
-			o.Name, o.Schema, strings.Join(knownSchemas, ", "))})
+			"%s has schema %q, which OLM does not know (known: %s): it would be ignored without a word (a misspelt olm.deprecations? see operator-framework/operator-registry#1216)",
+			blob, o.Schema, strings.Join(knownSchemas, ", "))})
 	}
 	for _, pkg := range cfg.Packages {
 		problems = append(problems, opmProblems(cfg, pkg.Name)...)

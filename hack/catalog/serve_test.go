@@ -256,6 +256,24 @@ func TestBlankImagesProjectCatalog(t *testing.T) {
 			if p := Check(cfg); len(p) > 0 {
 				t.Errorf("graph problems: %v", p)
 			}
+			// The served copy keeps the deprecations of what it serves (OLM shows them on the
+			// Subscription).
+			var wantDeprecated, gotDeprecated []string
+			for _, d := range orig.Deprecations {
+				for _, e := range d.Entries {
+					if e.Reference.Schema != declcfg.SchemaBundle || slices.Contains(want, e.Reference.Name) {
+						wantDeprecated = append(wantDeprecated, e.Reference.Schema+"/"+e.Reference.Name+": "+e.Message)
+					}
+				}
+			}
+			for _, d := range cfg.Deprecations {
+				for _, e := range d.Entries {
+					gotDeprecated = append(gotDeprecated, e.Reference.Schema+"/"+e.Reference.Name+": "+e.Message)
+				}
+			}
+			if !slices.Equal(gotDeprecated, wantDeprecated) {
+				t.Errorf("served deprecations %q, want %q", gotDeprecated, wantDeprecated)
+			}
 			if out, failed, ok := opmValidate(t, out); ok && failed {
 				t.Errorf("opm validate: %s", out)
 			}
