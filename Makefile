@@ -37,7 +37,7 @@ BUILDER_IMAGE ?= $(if $(filter buildah,$(CONTAINER_TOOL)),$(LOCAL_REGISTRY)/loca
 BASE_IMAGE ?= $(if $(filter buildah,$(CONTAINER_TOOL)),$(LOCAL_REGISTRY)/local/static:nonroot,gcr.io/distroless/static:nonroot)
 OPM_IMAGE ?= $(if $(filter buildah,$(CONTAINER_TOOL)),$(LOCAL_REGISTRY)/local/opm:$(OPM_VERSION),quay.io/operator-framework/opm:$(OPM_VERSION))
 
-# Tool versions (see ../shared/TOOLCHAIN.md for what is known to work here).
+# Tool versions the project is built and tested with (make test, make test-olm and CI use exactly these).
 CONTROLLER_TOOLS_VERSION ?= v0.23.0
 KUSTOMIZE_VERSION ?= v5.8.2
 KUBE_VERSION ?= v1.37.2
