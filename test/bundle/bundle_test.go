@@ -174,8 +174,10 @@ func projectChecks(t *testing.T, dir string) []string {
 }
 
 // Broken variants of the shipped bundle are caught by the validators, naming what is wrong.
-// Sources: case 25 (operator-sdk#4374, minio/operator#1104), case 26 (local-storage-operator#312,
-// operator-lifecycle-manager#2227, scylla-operator#2924), case 30 (cloud-on-k8s#9654).
+// Sources: operator-framework/operator-sdk#4374 and minio/operator#1104 (owned CRD and bundle CRD
+// disagree), openshift/local-storage-operator#312, operator-framework/operator-lifecycle-manager#2227
+// and scylladb/scylla-operator#2924 (alm-examples invalid or missing), elastic/cloud-on-k8s#9654
+// (cluster-scoped rules in namespaced permissions).
 func TestBrokenBundlesAreRejected(t *testing.T) {
 	tests := map[string]struct {
 		mutate  func(t *testing.T, dir string)
@@ -316,7 +318,8 @@ func TestBrokenBundlesAreRejected(t *testing.T) {
 
 // The shipped bundle passes every test of its scorecard configuration, run with operator-sdk's real
 // scorecard-test program; without status descriptors and resources, olm-status-descriptors and
-// olm-crds-have-resources fail. Source: case 27 (operator-sdk#4564, cincinnati-operator#131).
+// olm-crds-have-resources fail. Sources: operator-framework/operator-sdk#4564,
+// openshift/cincinnati-operator#131.
 // It needs root (a private mount namespace puts the bundle at /bundle) and the programs that
 // `make scorecard-tools` builds into ./bin; `make test` provides both in CI.
 func TestScorecard(t *testing.T) {

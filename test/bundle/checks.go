@@ -92,7 +92,7 @@ func ClusterScopedRulesInPermissions(b *manifests.Bundle, clusterScoped map[stri
 }
 
 // WildcardRules returns one message per CSV rule (permissions or clusterPermissions) that uses "*"
-// in apiGroups, resources or verbs (case 30: no wildcards).
+// in apiGroups, resources or verbs (no wildcards; elastic/cloud-on-k8s#9654).
 func WildcardRules(b *manifests.Bundle) []string {
 	var out []string
 	spec := b.CSV.Spec.InstallStrategy.StrategySpec

@@ -39,7 +39,7 @@ import (
 // that holds a Memcached and checks it is gone within 180 s, the Memcached carrying no finalizer
 // that could hold it.
 //
-// Source: case 10 (operator-framework/operator-sdk#1513 and #3967: the sample's finalizer left the
+// Sources: operator-framework/operator-sdk#1513 and #3967 (the sample's finalizer left the
 // CR and its namespace stuck in Terminating; istio/istio#18815).
 func TestDeletionCleansUpAndNeverBlocks(t *testing.T) {
 	expectHealthyOperator(t)

@@ -40,7 +40,7 @@ import (
 // restored, a foreign label is left alone without any write to the spec, a deleted Deployment is
 // recreated, and the operator never tries to change an immutable field.
 //
-// Source: case 07 (operator-framework/java-operator-plugins#44: replicas scaled by hand never
+// Sources: operator-framework/java-operator-plugins#44 (replicas scaled by hand never
 // restored; ManageIQ/manageiq-pods#542; operator-framework/operator-sdk#432: `spec.selector ...
 // field is immutable` on update).
 func TestDriftIsCorrected(t *testing.T) {
@@ -128,7 +128,7 @@ func TestDriftIsCorrected(t *testing.T) {
 // Degraded=True with reason ResourceConflict naming it (and a Warning event), and once the foreign
 // Deployment is deleted the operator creates its own and the instance becomes Available.
 //
-// Source: case 11 (kubernetes-sigs/mcp-lifecycle-operator#85 and its fix #91: reject foreign-owned
+// Sources: kubernetes-sigs/mcp-lifecycle-operator#85 (and its fix #91: reject foreign-owned
 // and unowned resources instead of overwriting them; the operator-sdk sample looks the Deployment up
 // by name only).
 func TestForeignDeploymentIsNotHijacked(t *testing.T) {

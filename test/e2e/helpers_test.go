@@ -144,7 +144,7 @@ func newNamespace(t *testing.T, prefix string) string {
 }
 
 // deleteNamespace deletes ns and waits up to namespaceGoneTimeout until it no longer exists; a
-// namespace stuck in Terminating fails the test (case 10).
+// namespace stuck in Terminating fails the test (operator-framework/operator-sdk#1513).
 func deleteNamespace(t *testing.T, name string) {
 	t.Helper()
 	ctx := context.Background()

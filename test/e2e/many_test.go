@@ -34,9 +34,10 @@ import (
 )
 
 const (
-	// manyNamespaces and manyPerNamespace scale case 33 (100 CRs over 10 namespaces) down to what
-	// a 2-core CI machine runs comfortably next to other builds: 30 CRs over 3 namespaces still
-	// exercise concurrent creation, a work queue with many keys and mass garbage collection.
+	// manyNamespaces and manyPerNamespace scale the reported load (100 CRs over 10 namespaces)
+	// down to what a 2-core CI machine runs comfortably next to other builds: 30 CRs over 3
+	// namespaces still exercise concurrent creation, a work queue with many keys and mass garbage
+	// collection.
 	manyNamespaces   = 3
 	manyPerNamespace = 10
 )
@@ -46,7 +47,7 @@ const (
 // them all and checks their Deployments are gone within 60 s with no Memcached left Terminating,
 // and that the operator kept running.
 //
-// Source: case 33 (operator-framework/operator-sdk-samples#156 and #157: the sample operator was
+// Sources: operator-framework/operator-sdk-samples#156 and #157 (the sample operator was
 // OOMKilled with more than a few CRs; open-telemetry/opentelemetry-operator#439).
 func TestManyInstancesConvergeAndDelete(t *testing.T) {
 	expectHealthyOperator(t)

@@ -32,7 +32,7 @@ import (
 // scrape shows the controller-runtime, workqueue and operator metrics, with at least one successful
 // memcached reconcile and the ready replicas of an instance.
 //
-// Source: case 31 (operator-framework/operator-sdk#6930: 403 for a scraper missing the binding;
+// Sources: operator-framework/operator-sdk#6930 (403 for a scraper missing the binding;
 // openshift/cluster-authentication-operator#123: anonymous requests must be refused).
 func TestMetricsEndpointRequiresAuthorization(t *testing.T) {
 	expectHealthyOperator(t)

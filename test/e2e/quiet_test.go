@@ -51,7 +51,7 @@ const (
 // and PodDisruptionBudget do not change, and controller_runtime_reconcile_total{controller="memcached"}
 // grows by at most maxQuietReconciles. It must run while no other test changes Memcached objects.
 //
-// Source: case 08 (m88i/nexus-operator#137, kserve/kserve#2490: endless updates because a
+// Sources: m88i/nexus-operator#137 and kserve/kserve#2490 (endless updates because a
 // DeepEqual against server-defaulted fields always differs; konflux-ci/konflux-ci#5874: every
 // status update retriggered a reconcile).
 func TestSteadyStateIsQuiet(t *testing.T) {

@@ -42,7 +42,7 @@ import (
 // the current generation), that status cannot be written through the main resource, and that
 // status follows spec.size down to 2 and up to 5 with no stale or duplicate pod names.
 //
-// Source: case 06 (operator-framework/operator-sdk-samples#55: status.nodes never written;
+// Sources: operator-framework/operator-sdk-samples#55 (status.nodes never written;
 // operator-framework/operator-sdk#4679: status conditions for the sample).
 func TestSampleConvergesAndStatusFollowsSize(t *testing.T) {
 	expectHealthyOperator(t)
@@ -94,9 +94,9 @@ func TestSampleConvergesAndStatusFollowsSize(t *testing.T) {
 // Deployment follows, that the scale subresource's selector selects the instance's pods, and that
 // `--replicas=0` is rejected with a message naming spec.size while nothing changes.
 //
-// Source: case 06 (status follows spec.size) and case 03 (operator-framework/operator-sdk#2701:
-// size 0 rejected at admission with a message naming spec.size); DESIGN.md §5 "kubectl scale via
-// the scale subresource".
+// Sources: operator-framework/operator-sdk-samples#55 (status follows spec.size) and
+// operator-framework/operator-sdk#2701 (size 0 rejected at admission with a message naming
+// spec.size); DESIGN.md §5 "kubectl scale via the scale subresource".
 func TestKubectlScaleUsesSizeAndRejectsZero(t *testing.T) {
 	expectHealthyOperator(t)
 	g := NewWithT(t)
@@ -141,9 +141,9 @@ func TestKubectlScaleUsesSizeAndRejectsZero(t *testing.T) {
 // watch on the Memcached, how long status.nodes keeps its name: the operator watches pods, so it
 // must be under a second (no periodic requeue). Then the replacement pod appears in status.nodes.
 //
-// Source: case 06 (status.nodes kept current; the operator-sdk sample refreshed it only by
-// requeueing) and DESIGN.md §5 "status.nodes kept current by watching pods, not by a one-minute
-// requeue".
+// Sources: operator-framework/operator-sdk-samples#55 (status.nodes kept current; the operator-sdk
+// sample refreshed it only by requeueing) and DESIGN.md §5 "status.nodes kept current by
+// watching pods, not by a one-minute requeue".
 func TestDeletedPodLeavesStatusWithinOneSecond(t *testing.T) {
 	expectHealthyOperator(t)
 	g := NewWithT(t)

@@ -175,7 +175,8 @@ func createNamespace(t *testing.T, g Gomega, name string) {
 	}, 30*time.Second, 100*time.Millisecond).Should(Succeed(), "default ServiceAccount of %s", name)
 }
 
-// deleteNamespaces deletes namespaces and waits until they are gone (case 10: never stuck).
+// deleteNamespaces deletes namespaces and waits until they are gone (never stuck:
+// operator-framework/operator-sdk#1513).
 func deleteNamespaces(t *testing.T, g Gomega, names ...string) {
 	t.Helper()
 	start := time.Now()
@@ -304,7 +305,8 @@ func waitAvailable(t *testing.T, g Gomega, ns, name string) {
 	step(t, fmt.Sprintf("Memcached %s/%s Available", ns, name), start)
 }
 
-// forbiddenLines returns the lines of the operator log that mention "forbidden" (cases 20, 23, 30).
+// forbiddenLines returns the lines of the operator log that mention "forbidden"
+// (kube-green/kube-green#296, openshift/kubefed-operator#49, elastic/cloud-on-k8s#9654).
 func forbiddenLines(t *testing.T, r *runner.Runner) []string {
 	t.Helper()
 	raw, err := os.ReadFile(r.Log())
@@ -371,7 +373,8 @@ func token(t *testing.T, g Gomega, ns, name string) string {
 var reconcileSuccess = regexp.MustCompile(`controller_runtime_reconcile_total\{controller="memcached",result="success"\} (\d+)`)
 
 // checkMetricsAuth proves the metrics endpoint refuses anonymous and unbound callers and serves a
-// ServiceAccount bound to the bundle's metrics-reader ClusterRole (case 31).
+// ServiceAccount bound to the bundle's metrics-reader ClusterRole
+// (operator-framework/operator-sdk#6930).
 func checkMetricsAuth(t *testing.T, g Gomega, r *runner.Runner, ns string) {
 	t.Helper()
 	code, _ := scrape(g, r, "")

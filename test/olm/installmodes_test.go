@@ -38,10 +38,11 @@ import (
 
 // For each install mode the CSV declares: subscribe from our catalog, run the operator with the
 // RBAC OLM grants, reconcile a Memcached in every target namespace, leave other namespaces alone,
-// log no "forbidden" and protect the metrics endpoint. Sources: case 20 (kube-green#296: install
-// modes must match what the operator does), case 23 (WATCH_NAMESPACE semantics), case 30
-// (cloud-on-k8s#9654: RBAC in the wrong CSV field), case 31 (metrics auth), case 10 (deleting the
-// operator's namespace is never stuck).
+// log no "forbidden" and protect the metrics endpoint. Sources: kube-green/kube-green#296
+// (install modes must match what the operator does), operator-framework/community-operators#199
+// and openshift/kubefed-operator#49 (WATCH_NAMESPACE semantics), elastic/cloud-on-k8s#9654 (RBAC in
+// the wrong CSV field), operator-framework/operator-sdk#6930 (metrics auth),
+// operator-framework/operator-sdk#1513 (deleting the operator's namespace is never stuck).
 func TestInstallModes(t *testing.T) {
 	serveCatalog(t, "")
 	modes := []struct {
