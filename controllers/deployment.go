@@ -17,9 +17,6 @@ limitations under the License.
 package controllers
 
 import (
-	"fmt"
-	"maps"
-	"slices"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -294,33 +291,4 @@ func updateDeployment(live, desired *appsv1.Deployment) {
 	live.Spec.Strategy = desired.Spec.Strategy
 	live.Spec.Template.Labels = mergeLabels(live.Spec.Template.Labels, desired.Spec.Template.Labels)
 	live.Spec.Template.Spec = desired.Spec.Template.Spec
-}
-
-// validateSpec checks what the CRD schema cannot: no request in spec.resources may exceed its
-// limit, and a memory limit must be larger than spec.memcached.maxMemoryMB (a CEL rule parsing the limit exceeds the API server's cost
-// budget because the core ResourceRequirements type has no length bounds). It returns an error
-// naming the fields, or nil.
-func validateSpec(mc *cachev1alpha1.Memcached) error {
-	if mc.Spec.Resources == nil {
-		return nil
-	}
-	// The API server checks this only when it validates the Deployment, which would make every
-	// reconcile fail: report it as the spec problem it is.
-	names := slices.Sorted(maps.Keys(mc.Spec.Resources.Requests))
-	for _, name := range names {
-		req := mc.Spec.Resources.Requests[name]
-		if limit, ok := mc.Spec.Resources.Limits[name]; ok && req.Cmp(limit) > 0 {
-			return fmt.Errorf("spec.resources.requests.%s (%s) must not exceed spec.resources.limits.%s (%s)", name, req.String(), name, limit.String())
-		}
-	}
-	limit, ok := mc.Spec.Resources.Limits[corev1.ResourceMemory]
-	if !ok {
-		return nil
-	}
-	items := resource.NewQuantity(int64(mc.Spec.Memcached.MaxMemoryMB)*1024*1024, resource.BinarySI)
-	if limit.Cmp(*items) <= 0 {
-		return fmt.Errorf("spec.memcached.maxMemoryMB (%dMi) must be lower than spec.resources.limits.memory (%s): memcached needs memory beyond its items for connections and hash tables",
-			mc.Spec.Memcached.MaxMemoryMB, limit.String())
-	}
-	return nil
 }

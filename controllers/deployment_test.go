@@ -17,7 +17,6 @@ limitations under the License.
 package controllers
 
 import (
-	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -292,41 +291,6 @@ func TestClearedSpecFieldIsDrift(t *testing.T) {
 	without := desiredDeployment(defaulted("cache"), Options{})
 	if !deploymentNeedsUpdate(serverDefaulted(withSelector), without) {
 		t.Fatal("removing nodeSelector and priorityClassName from the spec must update the Deployment")
-	}
-}
-
-func TestValidateSpec(t *testing.T) {
-	tests := map[string]struct {
-		limit, cpuRequest, cpuLimit string
-		wantErr                     string
-	}{
-		"no limit":                  {},
-		"limit above memory":        {limit: "100Mi"},
-		"limit equal":               {limit: "64Mi", wantErr: "spec.memcached.maxMemoryMB (64Mi) must be lower than spec.resources.limits.memory (64Mi)"},
-		"limit below":               {limit: "32Mi", wantErr: "spec.resources.limits.memory"},
-		"cpu request within limit":  {cpuRequest: "500m", cpuLimit: "1"},
-		"cpu request above limit":   {cpuRequest: "2", cpuLimit: "1", wantErr: "spec.resources.requests.cpu (2) must not exceed spec.resources.limits.cpu (1)"},
-		"request without any limit": {cpuRequest: "2"},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			mc := defaulted("a")
-			r := &corev1.ResourceRequirements{Limits: corev1.ResourceList{}, Requests: corev1.ResourceList{}}
-			if tc.limit != "" {
-				r.Limits[corev1.ResourceMemory] = resource.MustParse(tc.limit)
-			}
-			if tc.cpuLimit != "" {
-				r.Limits[corev1.ResourceCPU] = resource.MustParse(tc.cpuLimit)
-			}
-			if tc.cpuRequest != "" {
-				r.Requests[corev1.ResourceCPU] = resource.MustParse(tc.cpuRequest)
-			}
-			mc.Spec.Resources = r
-			err := validateSpec(mc)
-			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
-				t.Errorf("validateSpec() = %v, want error containing %q", err, tc.wantErr)
-			}
-		})
 	}
 }
 

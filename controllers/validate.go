@@ -1,0 +1,199 @@
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+)
+
+// validateSpec returns why mc cannot be applied, naming each field, or nil. It checks two things:
+//
+//   - every rule of the CRD (the OpenAPI bounds and the CEL rules written as markers in
+//     api/v1alpha1) again, because an object stored under an older, looser CRD keeps its invalid
+//     fields through a CRD upgrade: the API server does not re-validate stored objects, and on
+//     update it keeps an unchanged invalid field (validation ratcheting, KEP-4008; OLM checks
+//     stored objects against a new CRD's OpenAPI schema only, not its CEL rules:
+//     https://github.com/operator-framework/operator-lifecycle-manager/issues/933). The envtest
+//     TestGoValidationMatchesAdmission proves, rule by rule on the same inputs, that these
+//     checks refuse what admission refuses;
+//   - what the CRD schema cannot check (resourceErrors).
+//
+// Two values admission refuses cannot be seen in the typed spec: an empty spec.image and an empty
+// spec.antiAffinityPreset read as "unset", and the operator uses their defaults.
+func validateSpec(mc *cachev1alpha1.Memcached) error {
+	var errs []error
+	for _, err := range schemaErrors(mc) {
+		errs = append(errs, err)
+	}
+	errs = append(errs, resourceErrors(mc)...)
+	if len(errs) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(errs))
+	for i, err := range errs {
+		msgs[i] = err.Error()
+	}
+	return errors.New(strings.Join(msgs, "; "))
+}
+
+var (
+	// dns1035 is the CEL rule on metadata.name: a DNS-1035 label (it names the Service).
+	dns1035 = regexp.MustCompile(`^[a-z]([-a-z0-9]*[a-z0-9])?$`)
+	// noSpace is the OpenAPI pattern of spec.image.
+	noSpace = regexp.MustCompile(`^\S+$`)
+	// allowedExtraArg is the CEL rule on spec.memcached.extraArgs (an argument starting with '-').
+	allowedExtraArg = regexp.MustCompile(`^-[MRBfnLCDbFXo]$`)
+)
+
+// Quantities of the CEL rules on spec.memcached.maxItemSize, in bytes.
+var (
+	minItemSize = resource.MustParse("512Ki")
+	maxItemSize = resource.MustParse("1Gi")
+)
+
+// slabChunk is memcached's slab chunk size in bytes: -I must be a multiple of it.
+const slabChunk = 524288.0
+
+// schemaErrors checks the rules of the CRD, one check per marker of api/v1alpha1, with the same
+// bounds and the messages of the CEL rules.
+func schemaErrors(mc *cachev1alpha1.Memcached) field.ErrorList {
+	var errs field.ErrorList
+	if name := mc.Name; len(name) > 63 || !dns1035.MatchString(name) {
+		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name,
+			"metadata.name must be a DNS-1035 label of at most 63 characters: it names the Service and labels the pods"))
+	}
+	spec := field.NewPath("spec")
+	s := mc.Spec
+	errs = append(errs, between(spec.Child("size"), int64(s.Size), 1, 64)...)
+	errs = append(errs, between(spec.Child("minReadySeconds"), int64(s.MinReadySeconds), 0, 3600)...)
+	if s.Image != "" {
+		errs = append(errs, maxLength(spec.Child("image"), s.Image, 512)...)
+		if !noSpace.MatchString(s.Image) {
+			errs = append(errs, field.Invalid(spec.Child("image"), s.Image, `should match '^\S+$'`))
+		}
+	}
+	errs = append(errs, memcachedConfigErrors(spec.Child("memcached"), s.Memcached)...)
+	switch s.AntiAffinityPreset {
+	case "", cachev1alpha1.AntiAffinityNone, cachev1alpha1.AntiAffinitySoft, cachev1alpha1.AntiAffinityHard:
+	default:
+		errs = append(errs, field.NotSupported(spec.Child("antiAffinityPreset"), s.AntiAffinityPreset,
+			[]cachev1alpha1.AntiAffinityPreset{cachev1alpha1.AntiAffinityNone, cachev1alpha1.AntiAffinitySoft, cachev1alpha1.AntiAffinityHard}))
+	}
+	errs = append(errs, maxLength(spec.Child("priorityClassName"), s.PriorityClassName, 253)...)
+	if pdb := s.PodDisruptionBudget; pdb.MinAvailable != nil && pdb.MaxUnavailable != nil {
+		errs = append(errs, field.Invalid(spec.Child("podDisruptionBudget"), "minAvailable and maxUnavailable",
+			"set at most one of minAvailable and maxUnavailable"))
+	}
+	return errs
+}
+
+// memcachedConfigErrors checks spec.memcached (path p).
+func memcachedConfigErrors(p *field.Path, c cachev1alpha1.MemcachedConfig) field.ErrorList {
+	var errs field.ErrorList
+	errs = append(errs, between(p.Child("maxMemoryMB"), int64(c.MaxMemoryMB), 8, 1048576)...)
+	errs = append(errs, between(p.Child("maxConnections"), int64(c.MaxConnections), 10, 1048576)...)
+	errs = append(errs, between(p.Child("threads"), int64(c.Threads), 1, 256)...)
+	errs = append(errs, between(p.Child("verbosity"), int64(c.Verbosity), 0, 2)...)
+	if q := c.MaxItemSize; q != nil {
+		// The CEL rules compare quantities exactly and test the multiple on approximate floats
+		// (quantity.asApproximateFloat()); so does this.
+		f := q.AsApproximateFloat64()
+		if q.Cmp(minItemSize) < 0 || q.Cmp(maxItemSize) > 0 || math.Trunc(f/slabChunk)*slabChunk != f {
+			errs = append(errs, field.Invalid(p.Child("maxItemSize"), q.String(),
+				"must be a multiple of 512Ki between 512Ki and 1Gi (memcached's -I must be a multiple of its slab chunk size, 512 KiB)"))
+		}
+		if f*2.0 > float64(c.MaxMemoryMB)*1048576.0 {
+			errs = append(errs, field.Invalid(p.Child("maxItemSize"), q.String(),
+				"spec.memcached.maxItemSize must be at most half of maxMemoryMB (memcached refuses to start otherwise)"))
+		}
+	}
+	args := p.Child("extraArgs")
+	if len(c.ExtraArgs) > 32 {
+		errs = append(errs, field.TooMany(args, len(c.ExtraArgs), 32))
+	}
+	for i, a := range c.ExtraArgs {
+		errs = append(errs, maxLength(args.Index(i), a, 256)...)
+	}
+	for _, a := range c.ExtraArgs {
+		if strings.HasPrefix(a, "-") && !allowedExtraArg.MatchString(a) {
+			errs = append(errs, field.Invalid(args, a,
+				`options must be one of -M, -R, -B, -f, -n, -L, -C, -D, -b, -F, -X, -o, each its own argument (values as separate arguments, e.g. ["-R", "40"]); long options and bundled flags are not allowed`))
+			break
+		}
+	}
+	return errs
+}
+
+// between checks an OpenAPI minimum and maximum.
+func between(p *field.Path, v, lo, hi int64) field.ErrorList {
+	switch {
+	case v < lo:
+		return field.ErrorList{field.Invalid(p, v, fmt.Sprintf("should be greater than or equal to %d", lo))}
+	case v > hi:
+		return field.ErrorList{field.Invalid(p, v, fmt.Sprintf("should be less than or equal to %d", hi))}
+	}
+	return nil
+}
+
+// maxLength checks an OpenAPI maxLength, which counts characters, not bytes.
+func maxLength(p *field.Path, v string, n int) field.ErrorList {
+	if utf8.RuneCountInString(v) > n {
+		return field.ErrorList{field.TooLong(p, "", n)}
+	}
+	return nil
+}
+
+// resourceErrors checks what the CRD schema cannot: no request in spec.resources may exceed its
+// limit, and a memory limit must be larger than spec.memcached.maxMemoryMB (a CEL rule parsing
+// the limit exceeds the API server's cost budget because the core ResourceRequirements type has
+// no length bounds).
+func resourceErrors(mc *cachev1alpha1.Memcached) []error {
+	if mc.Spec.Resources == nil {
+		return nil
+	}
+	// The API server checks this only when it validates the Deployment, which would make every
+	// reconcile fail: report it as the spec problem it is.
+	for _, name := range slices.Sorted(maps.Keys(mc.Spec.Resources.Requests)) {
+		req := mc.Spec.Resources.Requests[name]
+		if limit, ok := mc.Spec.Resources.Limits[name]; ok && req.Cmp(limit) > 0 {
+			return []error{fmt.Errorf("spec.resources.requests.%s (%s) must not exceed spec.resources.limits.%s (%s)", name, req.String(), name, limit.String())}
+		}
+	}
+	limit, ok := mc.Spec.Resources.Limits[corev1.ResourceMemory]
+	if !ok {
+		return nil
+	}
+	items := resource.NewQuantity(int64(mc.Spec.Memcached.MaxMemoryMB)*1024*1024, resource.BinarySI)
+	if limit.Cmp(*items) <= 0 {
+		return []error{fmt.Errorf("spec.memcached.maxMemoryMB (%dMi) must be lower than spec.resources.limits.memory (%s): memcached needs memory beyond its items for connections and hash tables",
+			mc.Spec.Memcached.MaxMemoryMB, limit.String())}
+	}
+	return nil
+}
