@@ -21,7 +21,10 @@ limitations under the License.
 //	    head of each channel (AddRelease), then writes package.yaml, channels.yaml and
 //	    bundles/<bundle>.yaml. Bundle files already in the catalog are never rewritten.
 //	catalog check DIR...
-//	    prints every upgrade-graph problem of the catalogs (Check) and exits 1 if there is one.
+//	    prints every problem of the catalogs (Check) and exits 1 if there is one: what opm validate
+//	    refuses, blobs of unknown schema, the graph's shape, and every upgrade edge OLM offers that
+//	    it could not carry out (versions not increasing, a stored CRD version dropped or no longer
+//	    served, an operator Deployment's selector changed, subscribers stranded by a channel switch).
 //	catalog check-dockerfiles -root DIR
 //	    statically checks Dockerfile, bundle.Dockerfile and catalog.Dockerfile (CheckDockerfile):
 //	    they parse, their base images have defaults, their COPY/ADD sources exist and no ignore file
