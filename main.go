@@ -41,7 +41,6 @@ import (
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 	"github.com/example/memcached-operator/controllers"
 	"github.com/example/memcached-operator/internal/metricsauth"
-	"github.com/example/memcached-operator/internal/watchnamespace"
 )
 
 const (
@@ -63,53 +62,45 @@ func init() {
 }
 
 func main() {
-	var (
-		metricsAddr, probeAddr, leaderElectionNamespace  string
-		secureMetrics, enableLeaderElection, enableHTTP2 bool
-	)
-	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8443",
+	var s settings
+	flag.StringVar(&s.metricsAddr, "metrics-bind-address", ":8443",
 		"Address the metrics endpoint binds to: :8443 serves HTTPS, e.g. 127.0.0.1:8080 with --metrics-secure=false for a local run; 0 disables it.")
-	flag.BoolVar(&secureMetrics, "metrics-secure", true,
+	flag.BoolVar(&s.secureMetrics, "metrics-secure", true,
 		"Serve metrics over HTTPS, allowing only callers whose token may 'get' the /metrics non-resource URL (TokenReview + SubjectAccessReview). Set false only for plain HTTP on loopback.")
-	flag.BoolVar(&enableHTTP2, "enable-http2", false, "Allow HTTP/2 on the metrics server (off: CVE-2023-44487, CVE-2023-39325).")
-	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "Address of the /healthz and /readyz endpoints.")
-	flag.BoolVar(&enableLeaderElection, "leader-elect", false, "Elect a leader with a Lease so only one replica reconciles.")
-	flag.StringVar(&leaderElectionNamespace, "leader-election-namespace", "",
+	flag.BoolVar(&s.enableHTTP2, "enable-http2", false, "Allow HTTP/2 on the metrics server (off: CVE-2023-44487, CVE-2023-39325).")
+	flag.StringVar(&s.probeAddr, "health-probe-bind-address", ":8081", "Address of the /healthz and /readyz endpoints; 0 disables them.")
+	flag.BoolVar(&s.leaderElect, "leader-elect", false, "Elect a leader with a Lease so only one replica reconciles.")
+	flag.StringVar(&s.leaderElectionNamespace, "leader-election-namespace", "",
 		"Namespace of the leader election Lease; defaults to the pod's namespace (required when running outside a cluster with --leader-elect).")
 	opts := zap.Options{Development: false}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
 
-	if err := run(metricsAddr, probeAddr, leaderElectionNamespace, secureMetrics, enableLeaderElection, enableHTTP2); err != nil {
+	if err := s.check(os.Getenv); err != nil {
+		setupLog.Error(err, "Invalid configuration: the operator did not start and changed nothing")
+		os.Exit(1)
+	}
+	if err := run(s); err != nil {
 		setupLog.Error(err, "Operator stopped")
 		os.Exit(1)
 	}
 }
 
-// run starts the manager and blocks until it stops. It returns an error for bad configuration
-// (invalid WATCH_NAMESPACE, missing RELATED_IMAGE_MEMCACHED) before anything starts.
-func run(metricsAddr, probeAddr, leaderElectionNamespace string, secureMetrics, leaderElect, enableHTTP2 bool) error {
-	namespaces, err := watchnamespace.Parse(os.Getenv(watchnamespace.EnvVar))
-	if err != nil {
-		return err
-	}
-	defaultImage := os.Getenv(relatedImageEnv)
-	if defaultImage == "" {
-		return fmt.Errorf("environment variable %s must be set to the default memcached image", relatedImageEnv)
-	}
-	if len(namespaces) == 0 {
+// run starts the manager with settings s (checked by settings.check) and blocks until it stops.
+func run(s settings) error {
+	if len(s.namespaces) == 0 {
 		setupLog.Info("Watching all namespaces")
 	} else {
-		setupLog.Info("Watching namespaces", "namespaces", namespaces)
+		setupLog.Info("Watching namespaces", "namespaces", s.namespaces)
 	}
 
 	var tlsOpts []func(*tls.Config)
-	if !enableHTTP2 {
+	if !s.enableHTTP2 {
 		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
 	}
-	metricsOpts := metricsserver.Options{BindAddress: metricsAddr, SecureServing: secureMetrics, TLSOpts: tlsOpts}
-	if secureMetrics {
+	metricsOpts := metricsserver.Options{BindAddress: s.metricsAddr, SecureServing: s.secureMetrics, TLSOpts: tlsOpts}
+	if s.secureMetrics {
 		// controller-runtime's TokenReview + SubjectAccessReview filter, answering 401 (not 500) to a
 		// token the API server rejects.
 		metricsOpts.FilterProvider = metricsauth.WithAuthenticationAndAuthorization
@@ -119,20 +110,20 @@ func run(metricsAddr, probeAddr, leaderElectionNamespace string, secureMetrics, 
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme,
 		Metrics:                 metricsOpts,
-		HealthProbeBindAddress:  probeAddr,
-		LeaderElection:          leaderElect,
+		HealthProbeBindAddress:  s.probeAddr,
+		LeaderElection:          s.leaderElect,
 		LeaderElectionID:        "memcached-operator.cache.example.com",
-		LeaderElectionNamespace: leaderElectionNamespace,
+		LeaderElectionNamespace: s.leaderElectionNamespace,
 		// Safe because the process exits as soon as the manager stops: a replacement (an upgrade
 		// or a rescheduled pod) takes over at once instead of waiting for the lease to expire.
 		LeaderElectionReleaseOnCancel: true,
-		Cache:                         controllers.CacheOptions(namespaces),
+		Cache:                         controllers.CacheOptions(s.namespaces),
 	})
 	if err != nil {
 		return fmt.Errorf("failed to create manager: %w", err)
 	}
 
-	upgradeable, err := upgradeableReporter(cfg)
+	upgradeable, err := upgradeableReporter(cfg, s.operatorConditionName)
 	if err != nil {
 		return err
 	}
@@ -147,7 +138,7 @@ func run(metricsAddr, probeAddr, leaderElectionNamespace string, secureMetrics, 
 		APIReader:   mgr.GetAPIReader(),
 		Scheme:      mgr.GetScheme(),
 		Recorder:    mgr.GetEventRecorder("memcached-operator"),
-		Options:     controllers.Options{DefaultImage: defaultImage, ProxyEnv: proxy.ReadProxyVarsFromEnv()},
+		Options:     controllers.Options{DefaultImage: s.defaultImage, ProxyEnv: proxy.ReadProxyVarsFromEnv()},
 		Upgradeable: upgradeable,
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("failed to set up Memcached controller: %w", err)
@@ -159,14 +150,14 @@ func run(metricsAddr, probeAddr, leaderElectionNamespace string, secureMetrics, 
 		return fmt.Errorf("failed to add ready check: %w", err)
 	}
 
-	setupLog.Info("Starting manager", "defaultImage", defaultImage)
+	setupLog.Info("Starting manager", "defaultImage", s.defaultImage)
 	return mgr.Start(ctrl.SetupSignalHandler())
 }
 
 // upgradeableReporter returns the OperatorCondition reporter when OLM gave the operator an
 // OperatorCondition (OPERATOR_CONDITION_NAME set), and nil otherwise (local runs, OLM v1).
-func upgradeableReporter(cfg *rest.Config) (*controllers.UpgradeableReporter, error) {
-	if os.Getenv(operatorConditionEnv) == "" {
+func upgradeableReporter(cfg *rest.Config, operatorConditionName string) (*controllers.UpgradeableReporter, error) {
+	if operatorConditionName == "" {
 		setupLog.Info("OPERATOR_CONDITION_NAME is not set: not reporting the Upgradeable OperatorCondition")
 		return nil, nil
 	}

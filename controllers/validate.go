@@ -66,8 +66,8 @@ func validateSpec(mc *cachev1alpha1.Memcached) error {
 var (
 	// dns1035 is the CEL rule on metadata.name: a DNS-1035 label (it names the Service).
 	dns1035 = regexp.MustCompile(`^[a-z]([-a-z0-9]*[a-z0-9])?$`)
-	// noSpace is the OpenAPI pattern of spec.image.
-	noSpace = regexp.MustCompile(`^\S+$`)
+	// imageReference is the OpenAPI pattern of spec.image.
+	imageReference = regexp.MustCompile(cachev1alpha1.ImageReferencePattern)
 	// allowedExtraArg is the CEL rule on spec.memcached.extraArgs (an argument starting with '-').
 	allowedExtraArg = regexp.MustCompile(`^-[MRBfnLCDbFXo]$`)
 )
@@ -95,8 +95,8 @@ func schemaErrors(mc *cachev1alpha1.Memcached) field.ErrorList {
 	errs = append(errs, between(spec.Child("minReadySeconds"), int64(s.MinReadySeconds), 0, 3600)...)
 	if s.Image != "" {
 		errs = append(errs, maxLength(spec.Child("image"), s.Image, 512)...)
-		if !noSpace.MatchString(s.Image) {
-			errs = append(errs, field.Invalid(spec.Child("image"), s.Image, `should match '^\S+$'`))
+		if !imageReference.MatchString(s.Image) {
+			errs = append(errs, field.Invalid(spec.Child("image"), s.Image, "must be an image reference ([host[:port]/]path[:tag][@digest])"))
 		}
 	}
 	errs = append(errs, memcachedConfigErrors(spec.Child("memcached"), s.Memcached)...)

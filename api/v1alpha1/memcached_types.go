@@ -34,6 +34,12 @@ const (
 	ConditionDegraded = "Degraded"
 )
 
+// ImageReferencePattern is the grammar of a container image reference ([host[:port]/]path[:tag][@digest]),
+// the anchored ReferenceRegexp of github.com/distribution/reference v0.6.0, the parser container
+// runtimes use. spec.image must match it (the Pattern marker on Image repeats it, and a test
+// checks that they agree) and so must the operator's RELATED_IMAGE_MEMCACHED.
+const ImageReferencePattern = `^((?:(?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*|\[(?:[a-fA-F0-9:]+)\])(?::[0-9]+)?/)?[a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*)*)(?::([\w][\w.-]{0,127}))?(?:@([A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*[:][[:xdigit:]]{32,}))?$`
+
 // DefaultPort is the TCP port memcached listens on in every operand pod and that the headless
 // Service exposes (memcached's own default, flag -p).
 const DefaultPort = 11211
@@ -77,11 +83,13 @@ type MemcachedSpec struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Min Ready Seconds",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	MinReadySeconds int32 `json:"minReadySeconds,omitempty"`
 
-	// Image overrides the memcached container image (tag or digest reference). When empty the
-	// operator uses the image in its RELATED_IMAGE_MEMCACHED environment variable.
+	// Image overrides the memcached container image: a tag or digest reference such as
+	// memcached:1.6.38 or registry.example.com/memcached@sha256:<64 hex digits>, in the grammar of
+	// github.com/distribution/reference (releases up to 0.2.2 accepted any string without spaces).
+	// When empty the operator uses the image in its RELATED_IMAGE_MEMCACHED environment variable.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
-	// +kubebuilder:validation:Pattern=`^\S+$`
+	// +kubebuilder:validation:Pattern=`^((?:(?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*|\[(?:[a-fA-F0-9:]+)\])(?::[0-9]+)?/)?[a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*)*)(?::([\w][\w.-]{0,127}))?(?:@([A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*[:][[:xdigit:]]{32,}))?$`
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Image",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	Image string `json:"image,omitempty"`

@@ -1,0 +1,139 @@
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/internal/watchnamespace"
+)
+
+// settings is everything the operator reads at start, from its flags and its environment, checked.
+type settings struct {
+	// metricsAddr is --metrics-bind-address: host:port, or "0" to disable the endpoint.
+	metricsAddr string
+	// probeAddr is --health-probe-bind-address: host:port, or "0" to disable the probes.
+	probeAddr string
+	// leaderElectionNamespace is --leader-election-namespace: a namespace name, or "" for the pod's.
+	leaderElectionNamespace string
+	// secureMetrics, leaderElect and enableHTTP2 are the boolean flags (parsed by the flag package).
+	secureMetrics, leaderElect, enableHTTP2 bool
+
+	// namespaces are the namespaces of WATCH_NAMESPACE, sorted and deduplicated; empty means all.
+	namespaces []string
+	// defaultImage is RELATED_IMAGE_MEMCACHED, a valid image reference.
+	defaultImage string
+	// operatorConditionName is OPERATOR_CONDITION_NAME, set by OLM; "" means no OperatorCondition.
+	operatorConditionName string
+}
+
+// imageReference is the grammar RELATED_IMAGE_MEMCACHED must follow, the same as spec.image's.
+var imageReference = regexp.MustCompile(cachev1alpha1.ImageReferencePattern)
+
+// maxImageLength is spec.image's maxLength: the default image goes into the same field.
+const maxImageLength = 512
+
+// check validates s, whose flag fields are already set, and fills in its environment fields from
+// getenv. It reports every bad setting at once, each error naming the flag or variable and
+// saying why, so the operator stops before its first API call or write.
+func (s *settings) check(getenv func(string) string) error {
+	var errs []error
+	for _, f := range []struct{ name, addr string }{{"--metrics-bind-address", s.metricsAddr}, {"--health-probe-bind-address", s.probeAddr}} {
+		if err := checkBindAddress(f.addr); err != nil {
+			errs = append(errs, fmt.Errorf("flag %s=%q: %w", f.name, f.addr, err))
+		}
+	}
+	if ns := s.leaderElectionNamespace; ns != "" {
+		if msgs := validation.IsDNS1123Label(ns); len(msgs) > 0 {
+			errs = append(errs, fmt.Errorf("flag --leader-election-namespace=%q is not a namespace name: %s", ns, strings.Join(msgs, "; ")))
+		}
+	}
+
+	namespaces, err := watchnamespace.Parse(getenv(watchnamespace.EnvVar))
+	if err != nil {
+		errs = append(errs, err)
+	}
+	s.namespaces = namespaces
+
+	s.defaultImage = getenv(relatedImageEnv)
+	switch img := s.defaultImage; {
+	case img == "":
+		errs = append(errs, fmt.Errorf("environment variable %s must be set to the default memcached image", relatedImageEnv))
+	case len(img) > maxImageLength:
+		errs = append(errs, fmt.Errorf("environment variable %s is %d characters long, more than %d", relatedImageEnv, len(img), maxImageLength))
+	case !imageReference.MatchString(img):
+		errs = append(errs, fmt.Errorf("environment variable %s=%q is not an image reference ([host[:port]/]path[:tag][@digest], e.g. docker.io/library/memcached:1.6.38)", relatedImageEnv, img))
+	}
+
+	s.operatorConditionName = getenv(operatorConditionEnv)
+	if name := s.operatorConditionName; name != "" {
+		if msgs := validation.IsDNS1123Subdomain(name); len(msgs) > 0 {
+			errs = append(errs, fmt.Errorf("environment variable %s=%q is not an object name: %s", operatorConditionEnv, name, strings.Join(msgs, "; ")))
+		}
+	}
+
+	// Passed on to the memcached containers (operator-lib proxy.ReadProxyVarsFromEnv).
+	for _, name := range []string{"HTTP_PROXY", "HTTPS_PROXY"} {
+		if v := getenv(name); v != "" {
+			if err := checkProxyURL(v); err != nil {
+				errs = append(errs, fmt.Errorf("environment variable %s=%q: %w", name, v, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkBindAddress accepts what controller-runtime accepts for its listeners: "0" (disabled) or
+// host:port with a numeric port 0..65535 (an empty host listens on every address).
+func checkBindAddress(addr string) error {
+	if addr == "0" {
+		return nil
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("not host:port or 0: %w", err)
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return fmt.Errorf("port %q is not a number between 0 and 65535", port)
+	}
+	return nil
+}
+
+// checkProxyURL accepts a proxy as Go's net/http reads it (golang.org/x/net/http/httpproxy): a
+// URL with a scheme and a host, or host[:port], taken as http://host[:port].
+func checkProxyURL(v string) error {
+	if !strings.Contains(v, "://") {
+		v = "http://" + v
+	}
+	u, err := url.Parse(v)
+	if err != nil {
+		return fmt.Errorf("not a proxy URL: %w", err)
+	}
+	if u.Host == "" {
+		return errors.New("not a proxy URL: no host")
+	}
+	return nil
+}

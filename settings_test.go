@@ -1,0 +1,91 @@
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// Every setting read at start is checked before anything is written, and a bad one stops the
+// operator with an error naming it. Source: operator-framework/operator-lifecycle-manager#2496
+// (administrators override RELATED_IMAGE_* per Subscription in spec.config.env).
+func TestSettingsCheck(t *testing.T) {
+	valid := map[string]string{relatedImageEnv: "docker.io/library/memcached:1.6.38"}
+	tests := map[string]struct {
+		flags   func(*settings)
+		env     map[string]string
+		wantErr []string // substrings; empty means valid
+	}{
+		"defaults":                   {},
+		"digest-pinned image":        {env: map[string]string{relatedImageEnv: "registry.example.com:5000/memcached@sha256:" + strings.Repeat("a", 64)}},
+		"image unset":                {env: map[string]string{relatedImageEnv: ""}, wantErr: []string{relatedImageEnv, "must be set"}},
+		"image not a reference":      {env: map[string]string{relatedImageEnv: "not a ref::"}, wantErr: []string{relatedImageEnv + `="not a ref::"`, "not an image reference"}},
+		"image upper-case path":      {env: map[string]string{relatedImageEnv: "docker.io/Library/memcached"}, wantErr: []string{relatedImageEnv, "not an image reference"}},
+		"image too long":             {env: map[string]string{relatedImageEnv: strings.Repeat("a", 513)}, wantErr: []string{relatedImageEnv, "more than 512"}},
+		"watch namespaces":           {env: map[string]string{"WATCH_NAMESPACE": "a, b,"}},
+		"watch namespace invalid":    {env: map[string]string{"WATCH_NAMESPACE": "a,B_b"}, wantErr: []string{"WATCH_NAMESPACE", `"B_b"`}},
+		"operator condition":         {env: map[string]string{operatorConditionEnv: "memcached-operator.v0.3.0"}},
+		"operator condition invalid": {env: map[string]string{operatorConditionEnv: "Memcached Operator"}, wantErr: []string{operatorConditionEnv}},
+		"proxy host:port":            {env: map[string]string{"HTTP_PROXY": "proxy.example.com:3128", "HTTPS_PROXY": "https://proxy.example.com"}},
+		"proxy invalid":              {env: map[string]string{"HTTPS_PROXY": "http://proxy example.com"}, wantErr: []string{"HTTPS_PROXY", "not a proxy URL"}},
+		"metrics disabled":           {flags: func(s *settings) { s.metricsAddr = "0" }},
+		"metrics loopback":           {flags: func(s *settings) { s.metricsAddr = "127.0.0.1:8080" }},
+		"metrics port missing":       {flags: func(s *settings) { s.metricsAddr = "8443" }, wantErr: []string{"--metrics-bind-address", "host:port"}},
+		"metrics port out of range":  {flags: func(s *settings) { s.metricsAddr = ":70000" }, wantErr: []string{"--metrics-bind-address", "between 0 and 65535"}},
+		"probe port named":           {flags: func(s *settings) { s.probeAddr = ":http" }, wantErr: []string{"--health-probe-bind-address"}},
+		"lease namespace invalid":    {flags: func(s *settings) { s.leaderElectionNamespace = "Kube_System" }, wantErr: []string{"--leader-election-namespace"}},
+		"every error at once": {
+			flags:   func(s *settings) { s.probeAddr = "x" },
+			env:     map[string]string{relatedImageEnv: "a b"},
+			wantErr: []string{"--health-probe-bind-address", relatedImageEnv},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			s := settings{metricsAddr: ":8443", probeAddr: ":8081", secureMetrics: true}
+			if tc.flags != nil {
+				tc.flags(&s)
+			}
+			env := map[string]string{}
+			for k, v := range valid {
+				env[k] = v
+			}
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			err := s.check(func(k string) string { return env[k] })
+			if len(tc.wantErr) == 0 {
+				if err != nil {
+					t.Fatalf("check() = %v, want nil", err)
+				}
+				if s.defaultImage != env[relatedImageEnv] {
+					t.Errorf("defaultImage = %q, want %q", s.defaultImage, env[relatedImageEnv])
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("check() = nil, want an error containing %q", tc.wantErr)
+			}
+			for _, want := range tc.wantErr {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("check() = %v, want it to contain %q", err, want)
+				}
+			}
+		})
+	}
+}
