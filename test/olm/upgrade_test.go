@@ -86,6 +86,8 @@ func TestUpgradeByChannelBump(t *testing.T) {
 	g.Expect(k8s.Create(ctx, og)).To(Succeed())
 	csv := subscribe(t, g, upNS, "stable", fromCSV)
 	g.Expect(csv.Name).To(Equal(fromCSV))
+	// 0.1.0 is deprecated in the catalog (catalog/memcached-operator/deprecations.yaml).
+	expectBundleDeprecated(t, g, upNS, true, "0.1.0 is deprecated", "Upgrade to 0.2.1 or later")
 	t.Cleanup(func() {
 		g := NewWithT(t)
 		uninstall(t, g, upNS, toCSV)
@@ -222,6 +224,8 @@ func TestUpgradeByChannelBump(t *testing.T) {
 		g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
 	}, 45*time.Second, 250*time.Millisecond).Should(Succeed(), "the new version reports Upgradeable=True")
 	step(t, "the new operator leads and reports Upgradeable=True", start)
+	// The head is not deprecated: OLM removes the deprecation conditions.
+	expectBundleDeprecated(t, g, upNS, false)
 	// 0.1.0 lacked RBAC for the core Event leader election records (fixed in 0.2.1): only the
 	// upgraded operator's log must be free of "forbidden".
 	g.Expect(forbiddenLinesSinceStart(t, r)).To(BeEmpty(), "operator log %s", r.Log())
