@@ -125,17 +125,16 @@ func (r *MemcachedReconciler) reconcile(ctx context.Context, req ctrl.Request) (
 		return ctrl.Result{}, nil
 	}
 
-	obs := r.applyDesiredState(ctx, mc)
+	obs := observed{invalid: validateSpec(mc)}
+	if obs.invalid == nil {
+		r.applyDesiredState(ctx, mc, &obs)
+	}
 	if obs.terminating {
 		// The namespace is being deleted and the Memcached with it: nothing to converge.
 		log.V(1).Info("Namespace is terminating; not recreating owned objects")
 		return ctrl.Result{}, nil
 	}
-	pods := &corev1.PodList{}
-	if err := r.List(ctx, pods, client.InNamespace(mc.Namespace), client.MatchingLabelsSelector{Selector: podSelector(mc)}); err != nil {
-		obs.err = errors.Join(obs.err, fmt.Errorf("failed to list Pods of Memcached %s: %w", req.NamespacedName, err))
-	}
-	obs.pods = pods.Items
+	r.observe(ctx, mc, &obs)
 
 	status := computeStatus(mc, obs, metav1.Now())
 	if err := r.patchStatus(ctx, mc, status); err != nil {
@@ -163,18 +162,11 @@ func (r *MemcachedReconciler) reconcile(ctx context.Context, req ctrl.Request) (
 }
 
 // applyDesiredState creates or corrects the Deployment, Service and PodDisruptionBudget of mc
-// (deleting the optional ones that are turned off) and returns what it saw. Each object is handled
-// even when another fails, so one conflict does not hide the rest.
-func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1alpha1.Memcached) observed {
-	var obs observed
-	if obs.invalid = validateSpec(mc); obs.invalid != nil {
-		// Leave everything as it is; report the current Deployment (if ours) in the status.
-		dep := &appsv1.Deployment{}
-		if err := r.Get(ctx, client.ObjectKey{Namespace: mc.Namespace, Name: deploymentName(mc)}, dep); err == nil && metav1.IsControlledBy(dep, mc) {
-			obs.deployment = dep
-		}
-		return obs
-	}
+// (deleting the optional ones that are turned off) and records in obs what it wrote and what
+// stopped it. Each object is handled even when another fails, so one conflict does not hide the
+// rest. It is called only for a valid spec: an invalid one leaves everything as it is.
+func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1alpha1.Memcached, obs *observed) {
+	obs.applied = true
 	record := func(kind string, obj client.Object, res applyResult, err error) {
 		var ce *ConflictError
 		switch {
@@ -209,7 +201,7 @@ func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1
 		record("Service", svc, res, err)
 		obs.serviceOwned = err == nil
 	} else {
-		r.deleteDisabled(ctx, mc, "Service", &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: deploymentName(mc), Namespace: mc.Namespace}}, &obs)
+		r.deleteDisabled(ctx, mc, "Service", &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: deploymentName(mc), Namespace: mc.Namespace}}, obs)
 	}
 
 	if pdbEnabled(mc) {
@@ -219,9 +211,34 @@ func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1
 		})
 		record("PodDisruptionBudget", pdb, res, err)
 	} else {
-		r.deleteDisabled(ctx, mc, "PodDisruptionBudget", &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: deploymentName(mc), Namespace: mc.Namespace}}, &obs)
+		r.deleteDisabled(ctx, mc, "PodDisruptionBudget", &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: deploymentName(mc), Namespace: mc.Namespace}}, obs)
 	}
-	return obs
+}
+
+// observe completes obs with what exists, read from the cache: the pods of mc and, when nothing
+// was applied (an invalid spec), its Deployment if ours and whether its Service is ours. After an
+// apply, the copies apply returned are newer than the cache's, so they are kept.
+func (r *MemcachedReconciler) observe(ctx context.Context, mc *cachev1alpha1.Memcached, obs *observed) {
+	key := client.ObjectKey{Namespace: mc.Namespace, Name: deploymentName(mc)}
+	if !obs.applied {
+		dep := &appsv1.Deployment{}
+		if err := r.Get(ctx, key, dep); err == nil && metav1.IsControlledBy(dep, mc) {
+			obs.deployment = dep
+		} else if err != nil && !apierrors.IsNotFound(err) {
+			obs.err = errors.Join(obs.err, fmt.Errorf("failed to get Deployment %s: %w", key, err))
+		}
+		svc := &corev1.Service{}
+		if err := r.Get(ctx, key, svc); err == nil {
+			obs.serviceOwned = metav1.IsControlledBy(svc, mc)
+		} else if !apierrors.IsNotFound(err) {
+			obs.err = errors.Join(obs.err, fmt.Errorf("failed to get Service %s: %w", key, err))
+		}
+	}
+	pods := &corev1.PodList{}
+	if err := r.List(ctx, pods, client.InNamespace(mc.Namespace), client.MatchingLabelsSelector{Selector: podSelector(mc)}); err != nil {
+		obs.err = errors.Join(obs.err, fmt.Errorf("failed to list Pods of Memcached %s: %w", key, err))
+	}
+	obs.pods = pods.Items
 }
 
 // deleteDisabled deletes an optional object of mc that its spec turned off.

@@ -54,7 +54,7 @@ type observed struct {
 	pods []corev1.Pod
 	// conflicts name objects that block the instance because someone else owns them ("Deployment web").
 	conflicts []string
-	// err is a failure to apply the desired state, other than a conflict.
+	// err is a failure to apply the desired state (other than a conflict) or to read what exists.
 	err error
 	// invalid is why the spec cannot be applied (validateSpec); nothing was written.
 	invalid error
@@ -65,6 +65,9 @@ type observed struct {
 	// serviceOwned is set when the instance's headless Service exists and is ours, so its DNS
 	// names resolve to our pods.
 	serviceOwned bool
+	// applied is set when the desired state was applied (the spec is valid); otherwise the
+	// Deployment and Service were only read.
+	applied bool
 }
 
 // computeStatus returns mc's status for what obs saw. It is pure: conditions keep their
