@@ -19,9 +19,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -142,8 +145,8 @@ func bundles(fs ...fixtureBundle) string {
 // Every upgrade edge OLM offers (an entry and what it replaces, skips or covers by skipRange, in
 // its channel and from the bundles of other channels a subscriber may switch from) is checked for
 // what would make OLM fail to carry it out; each hazard has a catalog that fails and a variant
-// that passes, and the real `opm validate` is run on both (it must refuse what it refuses, so the
-// check is never weaker than opm). Sources:
+// that passes (kept in testdata/upgrade-edges), and the real `opm validate` is run on both (the
+// check must refuse what opm refuses, so it is never weaker than opm). Sources:
 //   - grafana/grafana-operator#1399: a new CSV kept the Deployment's name and changed its selector;
 //     the automatic upgrade failed with "spec.selector: field is immutable";
 //   - operator-framework/operator-lifecycle-manager#1535 and #983, crossplane/crossplane#4557: a
@@ -233,7 +236,11 @@ func TestUpgradeEdgeHazards(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			got := problemsOf(t, tc.fails)
+			// Each catalog is kept in testdata/upgrade-edges/<hazard>/{fails,passes}/catalog.yaml,
+			// so `catalog-tool check` and `opm validate` can be run on it by hand.
+			fails := fixtureDir(t, name, "fails", tc.fails)
+			passes := fixtureDir(t, name, "passes", tc.passes)
+			got := problemsIn(t, fails)
 			if got == "" {
 				t.Fatalf("the hazardous catalog passed")
 			}
@@ -242,19 +249,55 @@ func TestUpgradeEdgeHazards(t *testing.T) {
 					t.Errorf("problems lack %q; got:\n%s", w, got)
 				}
 			}
-			if p := problemsOf(t, tc.passes); p != "" {
+			if p := problemsIn(t, passes); p != "" {
 				t.Errorf("the variant failed:\n%s", p)
 			}
-			_, dir := loadYAML(t, tc.fails)
-			if out, failed, ok := opmValidate(t, dir); ok && failed != tc.opmFails {
+			if out, failed, ok := opmValidate(t, fails); ok && failed != tc.opmFails {
 				t.Errorf("opm validate on the hazard failed=%v, want %v: %s", failed, tc.opmFails, out)
 			}
-			_, dir = loadYAML(t, tc.passes)
-			if out, failed, ok := opmValidate(t, dir); ok && failed {
+			if out, failed, ok := opmValidate(t, passes); ok && failed {
 				t.Errorf("opm validate refused the variant: %s", out)
 			}
 		})
 	}
+}
+
+var update = flag.Bool("update", false, "rewrite the fixture catalogs under testdata/upgrade-edges from the tests")
+
+// fixtureDir returns testdata/upgrade-edges/<hazard>/<variant>, whose catalog.yaml must hold
+// content (-update writes it).
+func fixtureDir(t *testing.T, hazard, variant, content string) string {
+	t.Helper()
+	slug := strings.Trim(regexp.MustCompile(`[^a-z0-9]+`).ReplaceAllString(strings.ToLower(hazard), "-"), "-")
+	dir := filepath.Join("testdata", "upgrade-edges", slug, variant)
+	file := filepath.Join(dir, "catalog.yaml")
+	if *update {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(file)
+	if err != nil || string(got) != content {
+		t.Fatalf("%s is missing or differs from the test (err %v): run go test -run TestUpgradeEdgeHazards -update", file, err)
+	}
+	return dir
+}
+
+// problemsIn loads the catalog in dir and returns its problems, one a line.
+func problemsIn(t *testing.T, dir string) string {
+	t.Helper()
+	cfg, err := declcfg.LoadFS(context.Background(), os.DirFS(dir))
+	if err != nil {
+		t.Fatalf("load %s: %v", dir, err)
+	}
+	var msgs []string
+	for _, p := range Check(cfg) {
+		msgs = append(msgs, p.String())
+	}
+	return strings.Join(msgs, "\n")
 }
 
 func twoReleasesRange(r string) string {
