@@ -302,7 +302,7 @@ if [ "$NODE" = real ]; then
   # The registry outlives the cluster when it was already running (images are built without a
   # cluster); cluster-down.sh stops it only when this script started it.
   if ! "$root/hack/registry.sh" status >/dev/null 2>&1; then
-    "$root/hack/registry.sh" start
+    "$root/hack/registry.sh" start 9>&- # the registry must not hold the cluster lock
     touch "$CLUSTER_DIR/registry-started-by-cluster-up"
   fi
   "$root/hack/local-images.sh" pause
