@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
-# registry.sh start|stop|status
+# registry.sh start|start-tls|stop|status
 #
 # A local OCI image registry for the images this project builds without a Docker engine
 # (hack/local-images.sh, `make images-local`): Debian's docker-registry (distribution 2.8,
 # /usr/bin/docker-registry) serving plain HTTP on 127.0.0.1:$REGISTRY_PORT only, no auth.
 #
 #   start   starts it unless it already runs (then a no-op); waits until /v2/ answers.
-#   stop    stops only the recorded process (SIGTERM, SIGKILL after $GRACE s); keeps the images.
+#   start-tls  starts it if needed, then serves the same images over HTTPS on
+#           127.0.0.1:$REGISTRY_TLS_PORT too: a second docker-registry on the same data/ (distribution
+#           supports instances sharing a storage root), with a certificate for 127.0.0.1 signed by a
+#           local CA made here ($REGISTRY_DIR/tls/ca.crt; tls/ca-bundle.crt is the host's CA bundle
+#           plus that CA, for a client's SSL_CERT_FILE: nothing is added to the host's trust store).
+#           For clients that cannot pull over plain HTTP: operator-sdk v1.42.3 checks the labels of
+#           `run bundle`'s --index-image over HTTPS whatever its --use-http says. The real node's
+#           containerd pulls 127.0.0.1:$REGISTRY_TLS_PORT/... from the plain-HTTP listener (a mirror).
+#   stop    stops only the recorded processes (SIGTERM, SIGKILL after $GRACE s); keeps the images.
 #   status  prints whether it runs, its address and the repositories it holds; exit 1 when down.
 #
 # State in $REGISTRY_DIR (persistent: pushed images survive a stop/start):
@@ -20,21 +28,26 @@
 # --tls-verify=false docker://127.0.0.1:5000/...`, `opm render --use-http`; containerd
 # needs a hosts.toml for 127.0.0.1:5000 with `server = "http://127.0.0.1:5000"`.
 #
-# Environment (defaults): REGISTRY_DIR=<repo>/.registry  REGISTRY_PORT=5000  GRACE=10
+# Environment (defaults): REGISTRY_DIR=<repo>/.registry  REGISTRY_PORT=5000  REGISTRY_TLS_PORT=5443  GRACE=10
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 REGISTRY_DIR=${REGISTRY_DIR:-$root/.registry}
 REGISTRY_PORT=${REGISTRY_PORT:-5000}
+REGISTRY_TLS_PORT=${REGISTRY_TLS_PORT:-5443}
 GRACE=${GRACE:-10}
 bin=${REGISTRY_BIN:-/usr/bin/docker-registry}
 name=$(basename "$bin")
 addr=127.0.0.1:$REGISTRY_PORT
 
-usage() { echo "usage: registry.sh start|stop|status   (env REGISTRY_DIR, REGISTRY_PORT)" >&2; exit 2; }
+usage() { echo "usage: registry.sh start|start-tls|stop|status   (env REGISTRY_DIR, REGISTRY_PORT, REGISTRY_TLS_PORT)" >&2; exit 2; }
 [ $# -eq 1 ] || usage
-case $1 in start|stop|status) ;; -h|--help) sed -n '2,25p' "$0"; exit 0 ;; *) usage ;; esac
+case $1 in start|start-tls|stop|status) ;; -h|--help) sed -n '2,31p' "$0"; exit 0 ;; *) usage ;; esac
 [[ "$REGISTRY_PORT" =~ ^[0-9]+$ ]] || { echo "registry: REGISTRY_PORT must be a port number" >&2; exit 2; }
+[[ "$REGISTRY_TLS_PORT" =~ ^[0-9]+$ ]] || { echo "registry: REGISTRY_TLS_PORT must be a port number" >&2; exit 2; }
+tls_name=$name-tls
+tls_addr=127.0.0.1:$REGISTRY_TLS_PORT
+tls_dir=$REGISTRY_DIR/tls
 
 pids=$REGISTRY_DIR
 t0=$(date +%s%N)
@@ -88,6 +101,50 @@ EOF
   step "registry up on http://$addr (pid $pid, data $REGISTRY_DIR/data, log $REGISTRY_DIR/registry.log)"
 }
 
+answers_tls() { curl -fsS -o /dev/null --max-time 2 --cacert "$tls_dir/ca.crt" "https://$tls_addr/v2/" 2>/dev/null; }
+
+# start_tls: the HTTPS listener (see the header). Its process runs the registry binary through the
+# link $tls_dir/$tls_name, so its pid file is told apart from the plain listener's.
+start_tls() {
+  local pid owner
+  start
+  if pid=$(pid_if_ours "$tls_name"); then
+    answers_tls || die "$tls_name (pid $pid) runs but https://$tls_addr/v2/ does not answer: see $REGISTRY_DIR/registry-tls.log"
+    step "registry already serving HTTPS on $tls_addr (pid $pid)"
+    return 0
+  fi
+  rm -f "$pids/$tls_name.pid"
+  owner=$(ss -Hltnp "sport = :$REGISTRY_TLS_PORT" 2>/dev/null | { grep -o "pid=[0-9]*" || true; } | cut -d= -f2 | sort -u | tr '\n' ' ')
+  [ -z "$owner" ] || die "port $REGISTRY_TLS_PORT is taken by pid $owner(not ours): set REGISTRY_TLS_PORT"
+  mkdir -p "$tls_dir"
+  if [ ! -s "$tls_dir/server.key" ] || [ ! -s "$tls_dir/ca.crt" ]; then
+    (
+      umask 077
+      openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=memcached-operator local registry CA" \
+        -keyout "$tls_dir/ca.key" -out "$tls_dir/ca.crt" 2>/dev/null
+      openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" -keyout "$tls_dir/server.key" -out "$tls_dir/server.csr" 2>/dev/null
+      openssl x509 -req -in "$tls_dir/server.csr" -CA "$tls_dir/ca.crt" -CAkey "$tls_dir/ca.key" -CAcreateserial -days 3650 \
+        -extfile <(printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n') -out "$tls_dir/server.crt" 2>/dev/null
+      chmod 0644 "$tls_dir/ca.crt" "$tls_dir/server.crt"
+    ) || die "making the TLS certificate failed"
+  fi
+  cat /etc/ssl/certs/ca-certificates.crt "$tls_dir/ca.crt" >"$tls_dir/ca-bundle.crt" 2>/dev/null || cp "$tls_dir/ca.crt" "$tls_dir/ca-bundle.crt"
+  sed -e "s#^  addr: .*#  addr: $tls_addr\n  tls:\n    certificate: $tls_dir/server.crt\n    key: $tls_dir/server.key#" \
+    "$REGISTRY_DIR/config.yml" >"$tls_dir/config.yml"
+  grep -q "certificate: $tls_dir/server.crt" "$tls_dir/config.yml" || die "could not write $tls_dir/config.yml"
+  ln -sfn "$bin" "$tls_dir/$tls_name"
+  setsid "$tls_dir/$tls_name" serve "$tls_dir/config.yml" >>"$REGISTRY_DIR/registry-tls.log" 2>&1 </dev/null &
+  pid=$!
+  echo "$pid" >"$pids/$tls_name.pid"
+  local deadline=$(( $(date +%s) + 20 ))
+  until answers_tls; do
+    running "$pid" || { tail -n 20 "$REGISTRY_DIR/registry-tls.log" >&2; rm -f "$pids/$tls_name.pid"; die "$tls_name exited at start"; }
+    [ "$(date +%s)" -lt "$deadline" ] || die "$tls_name (pid $pid) did not answer on https://$tls_addr within 20s"
+    sleep 0.1
+  done
+  step "registry also on https://$tls_addr (pid $pid, same data; CA $tls_dir/ca.crt, SSL_CERT_FILE=$tls_dir/ca-bundle.crt)"
+}
+
 status() {
   local pid
   if pid=$(pid_if_ours "$name") && answers; then
@@ -102,7 +159,9 @@ status() {
 
 case $1 in
   start) start ;;
+  start-tls) start_tls ;;
   stop)
+    [ ! -f "$pids/$tls_name.pid" ] || stop_group "$tls_name"
     if [ -f "$pids/$name.pid" ]; then stop_group "$name"; else step "registry was not running"; fi ;;
   status) status ;;
 esac

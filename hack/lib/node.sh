@@ -24,7 +24,7 @@
 #
 # Environment (defaults): NODE_NAME=local-node NODE_BRIDGE=mcnode0 NODE_IP=10.244.0.1
 #   POD_CIDR=10.244.0.0/24 SERVICE_CIDR=10.96.0.0/16 DNS_IP=10.96.0.10 NODE_CGROUP=memcached-node
-#   REGISTRY=127.0.0.1:5000 PAUSE_IMAGE=$REGISTRY/pause:3.10 NODE_STATE=/run/memcached-node
+#   REGISTRY=127.0.0.1:5000 REGISTRY_TLS=127.0.0.1:5443 PAUSE_IMAGE=$REGISTRY/pause:3.10 NODE_STATE=/run/memcached-node
 
 NODE_NAME=${NODE_NAME:-local-node}
 NODE_BRIDGE=${NODE_BRIDGE:-mcnode0}
@@ -35,6 +35,7 @@ DNS_IP=${DNS_IP:-10.96.0.10}
 NODE_CGROUP=${NODE_CGROUP:-memcached-node}
 REGISTRY=${REGISTRY:-127.0.0.1:5000}
 PAUSE_IMAGE=${PAUSE_IMAGE:-$REGISTRY/pause:3.10}
+REGISTRY_TLS=${REGISTRY_TLS:-127.0.0.1:${REGISTRY_TLS_PORT:-5443}}
 # containerd's state: sockets and runtime files; a short path on tmpfs (unix socket paths are limited
 # to 107 bytes).
 NODE_STATE=${NODE_STATE:-/run/memcached-node}
@@ -264,6 +265,15 @@ disabled_plugins = ["io.containerd.internal.v1.opt", "io.containerd.snapshotter.
     conf_dir = "$node_dir/cni/net.d"
   # The local registry serves plain HTTP on loopback (containerd runs in the host's network).
   [plugins."io.containerd.grpc.v1.cri".registry.mirrors."$REGISTRY"]
+    endpoint = ["http://$REGISTRY"]
+  # The same images under the registry's HTTPS address (hack/registry.sh start-tls), pulled over
+  # plain HTTP too: references that host-side tools needed over TLS work in pods unchanged.
+  [plugins."io.containerd.grpc.v1.cri".registry.mirrors."$REGISTRY_TLS"]
+    endpoint = ["http://$REGISTRY"]
+  # operator-sdk's registry pods use registry.access.redhat.com/ubi9/ubi:9.8 as init image, which
+  # `run bundle-upgrade` cannot change: that host is served by the local registry, which holds a
+  # stand-in (hack/local-images.sh ubi) and nothing else of it.
+  [plugins."io.containerd.grpc.v1.cri".registry.mirrors."registry.access.redhat.com"]
     endpoint = ["http://$REGISTRY"]
 EOF
   start_cmd containerd "$(command -v containerd)" --config "$node_dir/containerd/config.toml"
