@@ -21,6 +21,25 @@
 #   pause      $REGISTRY/pause:3.10: hack/images/pause (static Go), USER 65535:65535; containerd's
 #              sandbox_image on the real node.
 #   all        all of the above, in that order (the default).
+#   olm        $REGISTRY/local/olm:$OLM_VERSION, the equivalent of quay.io/operator-framework/olm:$OLM_VERSION
+#              (OLM's Dockerfile: distroless static:debug + the release binaries): /bin/olm,
+#              /bin/catalog, /bin/package-server, /bin/copy-content and /bin/cpb built statically from
+#              OLM's module source as released (not the loopback-patched host build of
+#              hack/build-olm-tools.sh), busybox in /busybox and /bin/cp (bundle unpack Jobs run
+#              /bin/cp); USER 1001. The olm and catalog operators, packageserver and OLM's util image.
+#   opm-index  $REGISTRY/local/opm-index:$OPM_VERSION: the opm image with an empty file-based catalog
+#              in /configs and the label operators.operatorframework.io.index.configs.v1=/configs,
+#              the local stand-in for `operator-sdk run bundle`'s default index image
+#              quay.io/operator-framework/opm:latest (an FBC index with no bundle).
+#   ubi        $REGISTRY/ubi9/ubi:9.8, the stand-in for registry.access.redhat.com/ubi9/ubi:9.8, the init
+#              image of operator-sdk's registry pods (it runs `sh -c '... gzip -d ...'`): busybox as
+#              /bin/sh and its applets, root, as the original. `run bundle` takes
+#              --decompression-image, `run bundle-upgrade` has no such flag: the real node's
+#              containerd serves registry.access.redhat.com from the local registry (hack/lib/node.sh).
+#   operator NAME:TAG DIR
+#              the operator image of the source tree DIR (a past release's `git archive`) as its
+#              Dockerfile builds it: DIR's manager (CGO_ENABLED=0) as /manager on the static base,
+#              USER 65532:65532, ENTRYPOINT /manager; pushed as $REGISTRY/NAME:TAG.
 #   gobin NAME:TAG PKG [DIR]
 #              builds Go package PKG (in the module at DIR, default the repository) as a static
 #              binary (CGO_ENABLED=0, -trimpath; extra -ldflags in $GOBIN_LDFLAGS) and wraps it in
@@ -59,6 +78,7 @@ export OPM_VERSION=${OPM_VERSION:-v1.74.0}
 export GRPC_HEALTH_PROBE_VERSION=${GRPC_HEALTH_PROBE_VERSION:-v0.4.53}
 MEMCACHED_BIN=${MEMCACHED_BIN:-/usr/bin/memcached}
 PAUSE_TAG=${PAUSE_TAG:-3.10}
+export OLM_VERSION=${OLM_VERSION:-v0.46.0}
 registry=127.0.0.1:$REGISTRY_PORT
 images_env=$REGISTRY_DIR/images.env
 # Bump when a recipe below changes in a way its inputs hash does not see.
@@ -69,7 +89,7 @@ t0=$(date +%s%N)
 # shellcheck source=lib/procs.sh
 . "$root/hack/lib/procs.sh"
 die() { echo "local-images: $*" >&2; exit 1; }
-usage() { sed -n '2,52p' "$0" >&2; exit 2; }
+usage() { sed -n '2,68p' "$0" >&2; exit 2; }
 
 buildah() { command buildah --root "$BUILDAH_DIR/storage" --runroot "$BUILDAH_DIR/run" --storage-driver vfs "$@"; }
 skopeo_inspect() { skopeo inspect --tls-verify=false --retry-times 0 "$@"; }
@@ -273,6 +293,72 @@ img_pause() {
   assemble PAUSE_IMAGE "$registry/pause:$PAUSE_TAG" scratch "pause $PAUSE_TAG (hack/images/pause)"
 }
 
+img_olm() {
+  local base src pristine ovl b
+  # The writable copy of OLM's module source (hack/build-olm-tools.sh) has its health listener
+  # patched to 127.0.0.1 for the host processes of the kwok tier; in a pod it must listen on the
+  # pod's address as released: build with the module cache's original file overlaid.
+  src=$LOCALBIN/.src/operator-lifecycle-manager-$OLM_VERSION
+  [ -f "$src/.complete" ] || "$root/hack/build-olm-tools.sh" olm >/dev/null
+  pristine=$(cd "$root/hack/tools/opm" && GOFLAGS=-mod=mod go mod download -json "github.com/operator-framework/operator-lifecycle-manager@$OLM_VERSION" |
+    sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')/pkg/lib/server/server.go
+  [ -f "$pristine" ] || die "OLM $OLM_VERSION's pkg/lib/server/server.go not found in the module cache"
+  img_static
+  base=$(digest_of BASE_IMAGE)
+  new_rootfs olm
+  mkdir -p "$work/olm/go"
+  ovl=$work/olm/go/overlay.json
+  printf '{"Replace":{"%s":"%s"}}\n' "$src/pkg/lib/server/server.go" "$pristine" >"$ovl"
+  step "building OLM $OLM_VERSION's olm, catalog, package-server, copy-content and cpb (static)"
+  (cd "$src" && CGO_ENABLED=0 go build -overlay "$ovl" -trimpath -ldflags "-s -w" -o "$rootfs/bin/" \
+    ./cmd/olm ./cmd/catalog ./cmd/package-server ./cmd/copy-content ./util/cpb)
+  for b in olm catalog package-server copy-content cpb; do static_binary "$rootfs/bin/$b"; done
+  busybox_into /busybox
+  ln -s /busybox/cp "$rootfs/bin/cp"
+  cfg=(--env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/busybox
+    --user 1001 --workingdir / --entrypoint '["/bin/olm"]' --port 8080/tcp --port 5443/tcp)
+  assemble OLM_IMAGE "$registry/local/olm:$OLM_VERSION" "$base" \
+    "local equivalent of quay.io/operator-framework/olm:$OLM_VERSION: OLM's binaries from its module source"
+}
+
+img_opm_index() {
+  local base
+  img_opm
+  base=$(digest_of OPM_IMAGE)
+  new_rootfs opm-index
+  install -d -m 0755 "$rootfs/configs"
+  cfg=(--label operators.operatorframework.io.index.configs.v1=/configs)
+  assemble OPM_INDEX_IMAGE "$registry/local/opm-index:$OPM_VERSION" "$base" \
+    "local equivalent of quay.io/operator-framework/opm:latest as operator-sdk's empty FBC index"
+}
+
+img_ubi() {
+  new_rootfs ubi
+  etc_files nobody:65534
+  install -d -m 0700 "$rootfs/root"
+  install -d -m 1777 "$rootfs/tmp"
+  install -d -m 0755 "$rootfs/bin"
+  busybox_into /bin
+  cfg+=(--user 0:0 --workingdir / --cmd /bin/sh)
+  assemble UBI_IMAGE "$registry/ubi9/ubi:9.8" scratch \
+    "stand-in for registry.access.redhat.com/ubi9/ubi:9.8 (operator-sdk's registry pod init image): busybox"
+}
+
+# img_operator NAME:TAG DIR
+img_operator() {
+  [ $# -eq 2 ] && [[ $1 == *:* ]] && [ -f "$2/main.go" ] || die "usage: operator NAME:TAG DIR (DIR: the operator's source tree)"
+  local name=$1 dir=$2 base
+  img_static
+  base=$(digest_of BASE_IMAGE)
+  new_rootfs "operator-${name##*:}"
+  step "building the manager of $dir"
+  (cd "$dir" && CGO_ENABLED=0 go build -trimpath -o "$rootfs/manager" .)
+  static_binary "$rootfs/manager"
+  cfg=(--user 65532:65532 --workingdir / --entrypoint '["/manager"]')
+  assemble "$(echo "${name%:*}_${name##*:}" | tr '[:lower:]' '[:upper:]' | tr -c 'A-Z0-9\n' '_')_IMAGE" "$registry/$name" "$base" \
+    "the manager of $(basename "$dir") (static Go binary, /manager) on the local static base"
+}
+
 # img_gobin NAME:TAG PKG [DIR]
 img_gobin() {
   [ $# -ge 2 ] && [ $# -le 3 ] && [[ $1 == *:* ]] || die "usage: gobin NAME:TAG PKG [MODULE_DIR]"
@@ -310,6 +396,7 @@ flock -n 9 || { step "waiting for another local-images.sh to finish"; flock 9; }
 
 case $1 in
   gobin) shift; img_gobin "$@" ;;
+  operator) shift; img_operator "$@" ;;
   *)
     for c in "$@"; do
       case $c in
@@ -319,6 +406,9 @@ case $1 in
         opm) img_opm ;;
         memcached) img_memcached ;;
         pause) img_pause ;;
+        olm) img_olm ;;
+        opm-index) img_opm_index ;;
+        ubi) img_ubi ;;
         *) usage ;;
       esac
     done ;;
