@@ -13,20 +13,24 @@
 # catalog operator's certificate). The CRDs of operators that OLM installed stay (`make uninstall`
 # removes the project's). A hack/catalog-serve.sh server is not stopped (hack/catalog-serve.sh stop).
 #
-# Environment (defaults): CLUSTER_DIR=<repo>/.cluster   LOCALBIN=<repo>/bin   GRACE=10
+# With OLM in the cluster (hack/olm-up.sh NODE=real) there is no process to stop; --purge also
+# deletes the packageserver APIService and the operators' ClusterRole and binding, and the namespace
+# olm with OLM's pods.
+#
+# Environment (defaults): NODE=kwok   CLUSTER_DIR=<repo>/.cluster (NODE=real: <repo>/.cluster-real)   LOCALBIN=<repo>/bin   GRACE=10
 #   PURGE_TIMEOUT=120 (seconds to wait for the deletions)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 LOCALBIN=${LOCALBIN:-$root/bin}
-CLUSTER_DIR=${CLUSTER_DIR:-$root/.cluster}
+case ${NODE:-kwok} in real) CLUSTER_DIR=${CLUSTER_DIR:-$root/.cluster-real} ;; *) CLUSTER_DIR=${CLUSTER_DIR:-$root/.cluster} ;; esac
 GRACE=${GRACE:-10}
 PURGE=${PURGE:-0}
 PURGE_TIMEOUT=${PURGE_TIMEOUT:-120}
 for arg in "$@"; do
   case $arg in
     --purge) PURGE=1 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "olm-down.sh: unknown argument $arg (usage: olm-down.sh [--purge])" >&2; exit 2 ;;
   esac
 done
@@ -80,6 +84,11 @@ purge() {
   k delete clusterrole,clusterrolebinding --ignore-not-found -l olm.owner >/dev/null
   k delete clusterrole --ignore-not-found aggregate-olm-edit aggregate-olm-view >/dev/null
   step "deleted the ClusterRoles/-Bindings labelled olm.owner (OLM's, for OperatorGroups and CSVs) and aggregate-olm-edit/-view"
+  # OLM in the cluster (hack/olm-up.sh NODE=real): its operators' RBAC and packageserver's
+  # APIService, which would otherwise stay registered with nothing serving it (discovery errors).
+  k delete apiservice --ignore-not-found v1.packages.operators.coreos.com >/dev/null
+  k delete clusterrolebinding --ignore-not-found olm-operator-binding-olm >/dev/null
+  k delete clusterrole --ignore-not-found system:controller:operator-lifecycle-manager >/dev/null
   k delete namespace --ignore-not-found --wait=false olm operators >/dev/null
   k wait --for=delete namespace olm operators --timeout="${PURGE_TIMEOUT}s" >/dev/null 2>&1 ||
     step "WARNING: namespaces olm/operators are still terminating after ${PURGE_TIMEOUT}s"

@@ -34,14 +34,42 @@
 # alone. Nothing else is opened (the controller-runtime metrics server of `olm` is disabled in its
 # source).
 #
+# NODE=real (`make olm-up NODE=real`): OLM in the cluster, as `operator-sdk olm install --version
+# v0.46.0` installs it on a connected machine, for the real-node tier (hack/cluster-up.sh NODE=real).
+# `operator-sdk olm install` downloads crds.yaml and olm.yaml from GitHub, which cannot work here;
+# this installs the same objects from OLM's module source, with only image references changed,
+# then waits as the release's install.sh does:
+#   1. the local OLM image (hack/local-images.sh olm: OLM's binaries built from that source, for
+#      quay.io/operator-framework/olm@sha256:e74b2ac5...) and the opm image (local/opm, for
+#      quay.io/operator-framework/opm) are pushed to the local registry if missing;
+#   2. the CRDs (as step 2 above), then the release's olm.yaml, rendered as OLM's release renders it
+#      (hack/tools/operator-sdk/olm-manifests: Helm's engine on deploy/chart with
+#      deploy/upstream/values.yaml; the copy in deploy/upstream/quickstart/ is stale) with the local
+#      images by digest where the release sets its public ones: olm-operator, catalog-operator,
+#      packageserver and the catalog operator's --util-image (bundle unpack Jobs), --opmImage; the
+#      operatorhubio-catalog CatalogSource (quay.io/operatorhubio/catalog, a public index) is left
+#      out. The result is kept in $CLUSTER_DIR/olm/olm.yaml;
+#   3. waits for the olm-operator and catalog-operator Deployments, the packageserver CSV
+#      Succeeded, its Deployment and the v1.packages.operators.coreos.com APIService Available
+#      (the API server reaches the packageserver pods on the node's bridge), and lists
+#      `kubectl get packagemanifests`.
+# hack/olm-down.sh --purge (NODE=real) removes it. The configmap-operator-registry image named
+# by -configmapServerImage is left as released: only ConfigMap CatalogSources use it, and neither
+# this project nor operator-sdk creates one.
+#
 # Environment (defaults):
-#   CLUSTER_DIR=<repo>/.cluster   LOCALBIN=<repo>/bin   OLM_VERSION=v0.46.0
+#   NODE=kwok   CLUSTER_DIR=<repo>/.cluster (NODE=real: <repo>/.cluster-real)   LOCALBIN=<repo>/bin   OLM_VERSION=v0.46.0
 #   STEP_TIMEOUT=120 (seconds per wait)   OLM_DEBUG=0 (1: --debug for both operators)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 export LOCALBIN=${LOCALBIN:-$root/bin}
-CLUSTER_DIR=${CLUSTER_DIR:-$root/.cluster}
+NODE=${NODE:-kwok}
+case $NODE in
+  kwok) CLUSTER_DIR=${CLUSTER_DIR:-$root/.cluster} ;;
+  real) CLUSTER_DIR=${CLUSTER_DIR:-$root/.cluster-real} ;;
+  *) echo "olm-up: NODE must be kwok or real, not '$NODE'" >&2; exit 2 ;;
+esac
 OLM_VERSION=${OLM_VERSION:-v0.46.0}
 STEP_TIMEOUT=${STEP_TIMEOUT:-120}
 OLM_DEBUG=${OLM_DEBUG:-0}
@@ -103,13 +131,23 @@ if ! flock -n 9; then
   flock -w 900 9 || die "timed out waiting for the other olm-up.sh/olm-down.sh"
 fi
 
-# ---------------------------------------------------------------- 1. binaries
-step "building olm and catalog $OLM_VERSION if needed"
-"$root/hack/build-olm-tools.sh" olm catalog
+# ---------------------------------------------------------------- 1. binaries (kwok) or images (real)
+if [ "$NODE" = real ]; then
+  step "pushing the local OLM and opm images if needed"
+  "$root/hack/local-images.sh" olm opm >"$olmdir/local-images.log" 2>&1 || { tail -n 20 "$olmdir/local-images.log" >&2; die "building the OLM images failed (log $olmdir/local-images.log)"; }
+  # shellcheck disable=SC1091
+  olm_image=$(set -a; . "${REGISTRY_DIR:-$root/.registry}/images.env"; echo "$OLM_IMAGE")
+  opm_image=$(set -a; . "${REGISTRY_DIR:-$root/.registry}/images.env"; echo "$OPM_IMAGE")
+  [[ $olm_image == *@sha256:* && $opm_image == *@sha256:* ]] || die "no OLM_IMAGE/OPM_IMAGE by digest in images.env"
+  step "images: OLM $olm_image, opm $opm_image"
+else
+  step "building olm and catalog $OLM_VERSION if needed"
+  "$root/hack/build-olm-tools.sh" olm catalog
+fi
 src=$LOCALBIN/.src/operator-lifecycle-manager-$OLM_VERSION
 crds=$src/deploy/chart/crds
 [ -d "$crds" ] || die "OLM's CRDs are missing in $crds (hack/build-olm-tools.sh olm makes that copy of the module source)"
-step "olm and catalog $OLM_VERSION are built"
+[ "$NODE" = real ] || step "olm and catalog $OLM_VERSION are built"
 
 # ---------------------------------------------------------------- 2. CRDs
 # --force-conflicts: take over fields another manager (an earlier install) may own.
@@ -117,6 +155,35 @@ k apply --server-side --force-conflicts --field-manager=olm-up -f "$crds" >/dev/
 step "applied OLM's CRDs ($(find "$crds" -name '*.yaml' | wc -l) files from deploy/chart/crds, server-side)"
 k wait --for=condition=Established -f "$crds" --timeout="${STEP_TIMEOUT}s" >/dev/null || die "OLM's CRDs did not become Established"
 step "OLM's CRDs are Established"
+
+# ---------------------------------------------------------------- NODE=real: olm.yaml, in the cluster
+if [ "$NODE" = real ]; then
+  "$root/hack/build-olm-tools.sh" olm-manifests
+  "$LOCALBIN/olm-manifests" -chart "$src/deploy/chart" -values "$src/deploy/upstream/values.yaml" \
+    -olm-image "$olm_image" -opm-image "$opm_image" -skip-kind CatalogSource >"$olmdir/olm.yaml" ||
+    die "rendering OLM's chart failed"
+  k apply --server-side --force-conflicts --field-manager=olm-up -f "$olmdir/olm.yaml" >/dev/null || die "applying olm.yaml failed"
+  step "applied OLM $OLM_VERSION's release manifests ($olmdir/olm.yaml: rendered from its chart, images local, no operatorhubio catalog)"
+  for d in olm-operator catalog-operator; do
+    k -n olm rollout status "deployment/$d" --timeout="${STEP_TIMEOUT}s" >/dev/null ||
+      { k -n olm get pods -o wide >&2; die "deployment $d did not become ready"; }
+    step "deployment olm/$d ready"
+  done
+  deadline=$(( $(date +%s) + STEP_TIMEOUT ))
+  until [ "$(k -n olm get csv packageserver -o jsonpath='{.status.phase}' 2>/dev/null)" = Succeeded ]; do
+    [ "$(date +%s)" -lt "$deadline" ] || { k -n olm get csv packageserver -o yaml >&2 || true; die "the packageserver CSV did not reach Succeeded"; }
+    sleep 0.5
+  done
+  step "CSV olm/packageserver Succeeded"
+  k -n olm rollout status deployment/packageserver --timeout="${STEP_TIMEOUT}s" >/dev/null || die "deployment packageserver did not become ready"
+  k wait --for=condition=Available apiservice/v1.packages.operators.coreos.com --timeout="${STEP_TIMEOUT}s" >/dev/null ||
+    die "the APIService v1.packages.operators.coreos.com is not Available"
+  k get packagemanifests -A >/dev/null || die "kubectl get packagemanifests failed"
+  step "APIService v1.packages.operators.coreos.com Available; kubectl get packagemanifests answers"
+  k -n olm get pods -o wide
+  step "OLM $OLM_VERSION is up in the cluster (what 'operator-sdk olm install --version $OLM_VERSION' installs; images from the local registry ${olm_image%%/*})"
+  exit 0
+fi
 
 # ---------------------------------------------------------------- 3. base objects
 # BASE OBJECTS: what deploy/chart/templates creates, with the values of deploy/upstream/values.yaml
