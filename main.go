@@ -123,23 +123,16 @@ func run(s settings) error {
 		return fmt.Errorf("failed to create manager: %w", err)
 	}
 
-	upgradeable, err := upgradeableReporter(cfg, s.operatorConditionName)
-	if err != nil {
+	if err := setupUpgradeable(mgr, cfg, s.operatorConditionName); err != nil {
 		return err
-	}
-	if upgradeable != nil {
-		if err := mgr.Add(upgradeable); err != nil {
-			return fmt.Errorf("failed to add Upgradeable reporter: %w", err)
-		}
 	}
 
 	if err := (&controllers.MemcachedReconciler{
-		Client:      mgr.GetClient(),
-		APIReader:   mgr.GetAPIReader(),
-		Scheme:      mgr.GetScheme(),
-		Recorder:    mgr.GetEventRecorder("memcached-operator"),
-		Options:     controllers.Options{DefaultImage: s.defaultImage, ProxyEnv: proxy.ReadProxyVarsFromEnv()},
-		Upgradeable: upgradeable,
+		Client:    mgr.GetClient(),
+		APIReader: mgr.GetAPIReader(),
+		Scheme:    mgr.GetScheme(),
+		Recorder:  mgr.GetEventRecorder("memcached-operator"),
+		Options:   controllers.Options{DefaultImage: s.defaultImage, ProxyEnv: proxy.ReadProxyVarsFromEnv()},
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("failed to set up Memcached controller: %w", err)
 	}
@@ -154,12 +147,12 @@ func run(s settings) error {
 	return mgr.Start(ctrl.SetupSignalHandler())
 }
 
-// upgradeableReporter returns the OperatorCondition reporter when OLM gave the operator an
-// OperatorCondition (OPERATOR_CONDITION_NAME set), and nil otherwise (local runs, OLM v1).
-func upgradeableReporter(cfg *rest.Config, operatorConditionName string) (*controllers.UpgradeableReporter, error) {
+// setupUpgradeable registers the Upgradeable controller when OLM gave the operator an
+// OperatorCondition (OPERATOR_CONDITION_NAME set), and does nothing otherwise (local runs, OLM v1).
+func setupUpgradeable(mgr ctrl.Manager, cfg *rest.Config, operatorConditionName string) error {
 	if operatorConditionName == "" {
 		setupLog.Info("OPERATOR_CONDITION_NAME is not set: not reporting the Upgradeable OperatorCondition")
-		return nil, nil
+		return nil
 	}
 	s := runtime.NewScheme()
 	utilruntime.Must(operatorsv2.AddToScheme(s))
@@ -167,11 +160,14 @@ func upgradeableReporter(cfg *rest.Config, operatorConditionName string) (*contr
 	// manager's cache may not watch.
 	c, err := client.New(cfg, client.Options{Scheme: s})
 	if err != nil {
-		return nil, fmt.Errorf("failed to create OperatorCondition client: %w", err)
+		return fmt.Errorf("failed to create OperatorCondition client: %w", err)
 	}
 	cond, err := conditions.InClusterFactory{Client: c}.NewCondition(operatorsv2.ConditionType(operatorsv2.Upgradeable))
 	if err != nil {
-		return nil, fmt.Errorf("failed to find the OperatorCondition named by %s: %w", operatorConditionEnv, err)
+		return fmt.Errorf("failed to find the OperatorCondition named by %s: %w", operatorConditionEnv, err)
 	}
-	return controllers.NewUpgradeableReporter(cond), nil
+	if err := (&controllers.UpgradeableReconciler{Reader: mgr.GetCache(), Condition: cond}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("failed to set up Upgradeable controller: %w", err)
+	}
+	return nil
 }

@@ -74,8 +74,6 @@ type MemcachedReconciler struct {
 	Recorder events.EventRecorder
 	// Options are the operator-wide builder inputs.
 	Options Options
-	// Upgradeable, when not nil, publishes the OLM OperatorCondition Upgradeable.
-	Upgradeable *UpgradeableReporter
 }
 
 // +kubebuilder:rbac:groups=cache.example.com,resources=memcacheds,verbs=get;list;watch
@@ -112,7 +110,6 @@ func (r *MemcachedReconciler) reconcile(ctx context.Context, req ctrl.Request) (
 	if err := r.Get(ctx, req.NamespacedName, mc); err != nil {
 		if apierrors.IsNotFound(err) {
 			forgetInstance(req.Namespace, req.Name)
-			r.Upgradeable.Forget(ctx, req.NamespacedName)
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("failed to get Memcached %s: %w", req.NamespacedName, err)
@@ -141,7 +138,6 @@ func (r *MemcachedReconciler) reconcile(ctx context.Context, req ctrl.Request) (
 		return ctrl.Result{}, err
 	}
 	observeInstance(mc.Namespace, mc.Name, mc.Spec.Size, status.ReadyReplicas)
-	r.Upgradeable.Report(ctx, req.NamespacedName, meta.IsStatusConditionTrue(status.Conditions, cachev1alpha1.ConditionProgressing))
 
 	degraded := meta.FindStatusCondition(status.Conditions, cachev1alpha1.ConditionDegraded)
 	switch {

@@ -57,7 +57,7 @@ const (
 	testImage = "registry.example.com/memcached:1.6.38"
 	// watchedNamespaces is the WATCH_NAMESPACE of the suite's manager; tests use these namespaces,
 	// and t-unwatched (not in the list) to prove that the manager leaves other namespaces alone.
-	watchedNamespaces = "t-create, t-status,t-drift,t-foreign,t-admission,t-quiet,t-two,t-optional,t-scale,t-pause,t-terminating,t-cost,t-recreate,"
+	watchedNamespaces = "t-create, t-status,t-drift,t-foreign,t-admission,t-quiet,t-two,t-optional,t-scale,t-pause,t-terminating,t-cost,t-recreate,t-upgrade,"
 )
 
 var (

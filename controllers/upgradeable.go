@@ -19,86 +19,125 @@ package controllers
 import (
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
-	"sync"
+	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/operator-framework/operator-lib/conditions"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 )
 
-// UpgradeableReporter publishes the OLM OperatorCondition "Upgradeable" of the operator: False while
-// any Memcached is rolling out or scaling (so OLM holds an operator upgrade until the operands are
-// stable), True otherwise. It writes only when the aggregate changes. A nil *UpgradeableReporter
-// (not run by OLM: OPERATOR_CONDITION_NAME unset) does nothing.
-// See https://olm.operatorframework.io/docs/advanced-tasks/communicating-operator-conditions-to-olm/.
-type UpgradeableReporter struct {
-	condition conditions.Condition
+const (
+	// UpgradeableControllerName names the Upgradeable controller in logs and metrics.
+	UpgradeableControllerName = "upgradeable"
+	// upgradeableRetry is how often a missing OperatorCondition is looked for again.
+	upgradeableRetry = time.Minute
+)
 
-	mu          sync.Mutex
-	progressing map[types.NamespacedName]struct{}
-	published   metav1.ConditionStatus // "" until the first successful write
+// Reasons of the OperatorCondition Upgradeable.
+const (
+	// ReasonNoRolloutInProgress: no watched Memcached is progressing; OLM may upgrade the operator.
+	ReasonNoRolloutInProgress = "NoRolloutInProgress"
+	// ReasonUpgradeableRolloutInProgress: some Memcached is progressing; OLM holds operator upgrades.
+	ReasonUpgradeableRolloutInProgress = "RolloutInProgress"
+)
+
+// upgradeableKey is the one request of the Upgradeable controller: every Memcached event maps to it.
+var upgradeableKey = reconcile.Request{NamespacedName: types.NamespacedName{Name: "upgradeable"}}
+
+// UpgradeableReconciler publishes the OLM OperatorCondition "Upgradeable" of the operator, computed
+// from the manager's cache alone: False while any watched Memcached is progressing (so OLM holds an
+// operator upgrade until the operands are stable), True otherwise. It is its own controller with a
+// single key, so its reconciles never run concurrently and it keeps no shared state: what it
+// publishes after a restart depends only on the Memcacheds' stored status, never on what this
+// process has seen so far. See
+// https://olm.operatorframework.io/docs/advanced-tasks/communicating-operator-conditions-to-olm/.
+type UpgradeableReconciler struct {
+	// Reader reads Memcacheds from the manager's cache.
+	client.Reader
+	// Condition writes the OperatorCondition named by OPERATOR_CONDITION_NAME (operator-lib).
+	Condition conditions.Condition
+
+	// published is the status last written, "" before the first write; missingLogged is set once a
+	// missing OperatorCondition has been logged. Only the controller's single worker uses them.
+	published     metav1.ConditionStatus
+	missingLogged bool
 }
 
-// NewUpgradeableReporter returns a reporter that writes through cond (operator-lib conditions).
-func NewUpgradeableReporter(cond conditions.Condition) *UpgradeableReporter {
-	return &UpgradeableReporter{condition: cond, progressing: map[types.NamespacedName]struct{}{}}
-}
-
-// Start publishes the current aggregate (Upgradeable=True when nothing is progressing) once, so a
-// stale False from a previous run does not outlive it, then waits for ctx (manager.Runnable).
-func (u *UpgradeableReporter) Start(ctx context.Context) error {
-	u.mu.Lock()
-	u.publish(ctx)
-	u.mu.Unlock()
-	<-ctx.Done()
-	return nil
-}
-
-// Report records whether the instance key is progressing and publishes the aggregate if it changed.
-func (u *UpgradeableReporter) Report(ctx context.Context, key types.NamespacedName, progressing bool) {
-	if u == nil {
-		return
+// Reconcile lists the watched Memcacheds and writes Upgradeable when it differs from what was last
+// written. A missing OperatorCondition (deleted, or not yet created by OLM) is logged once and
+// looked for again every upgradeableRetry.
+func (r *UpgradeableReconciler) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Result, error) {
+	list := &cachev1alpha1.MemcachedList{}
+	if err := r.List(ctx, list); err != nil {
+		return ctrl.Result{}, fmt.Errorf("failed to list Memcacheds: %w", err)
 	}
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if progressing {
-		u.progressing[key] = struct{}{}
-	} else {
-		delete(u.progressing, key)
-	}
-	u.publish(ctx)
-}
-
-// Forget drops a deleted instance and publishes the aggregate if it changed.
-func (u *UpgradeableReporter) Forget(ctx context.Context, key types.NamespacedName) {
-	u.Report(ctx, key, false)
-}
-
-// publish writes the aggregate when it differs from what was last written. Failures are logged and
-// retried on the next report. Callers hold u.mu.
-func (u *UpgradeableReporter) publish(ctx context.Context) {
-	status, reason, msg := metav1.ConditionTrue, "NoRolloutInProgress", "no Memcached instance is rolling out"
-	if len(u.progressing) > 0 {
-		names := make([]string, 0, len(u.progressing))
-		for k := range u.progressing {
-			names = append(names, k.String())
-		}
-		sort.Strings(names)
-		status, reason = metav1.ConditionFalse, "RolloutInProgress"
-		msg = fmt.Sprintf("Memcached instances are rolling out: %s", strings.Join(names, ", "))
-	}
-	if status == u.published {
-		return
+	status, reason, msg := upgradeable(list.Items)
+	if status == r.published {
+		return ctrl.Result{}, nil
 	}
 	log := logf.FromContext(ctx).WithValues("condition", "Upgradeable", "status", status)
-	if err := u.condition.Set(ctx, status, conditions.WithReason(reason), conditions.WithMessage(msg)); err != nil {
-		log.Error(err, "Failed to set OperatorCondition")
-		return
+	if err := r.Condition.Set(ctx, status, conditions.WithReason(reason), conditions.WithMessage(msg)); err != nil {
+		if apierrors.IsNotFound(err) {
+			if !r.missingLogged {
+				log.Info("OperatorCondition not found: Upgradeable not reported until it exists", "error", err.Error())
+				r.missingLogged = true
+			}
+			return ctrl.Result{RequeueAfter: upgradeableRetry}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("failed to set OperatorCondition Upgradeable=%s: %w", status, err)
 	}
 	log.Info("Set OperatorCondition", "reason", reason)
-	u.published = status
+	r.published, r.missingLogged = status, false
+	return ctrl.Result{}, nil
+}
+
+// upgradeable returns the Upgradeable condition for the Memcacheds mcs: False, naming them, when
+// any is progressing, True otherwise. An instance progresses when its status says so or when its
+// status does not describe its current spec yet (a new instance, or a spec changed while no
+// operator ran). Paused and deleted instances are not acted upon, so they never hold an upgrade.
+func upgradeable(mcs []cachev1alpha1.Memcached) (metav1.ConditionStatus, string, string) {
+	var names []string
+	for i := range mcs {
+		mc := &mcs[i]
+		if paused(mc) || !mc.DeletionTimestamp.IsZero() {
+			continue
+		}
+		if mc.Status.ObservedGeneration != mc.Generation || meta.IsStatusConditionTrue(mc.Status.Conditions, cachev1alpha1.ConditionProgressing) {
+			names = append(names, mc.Namespace+"/"+mc.Name)
+		}
+	}
+	if len(names) == 0 {
+		return metav1.ConditionTrue, ReasonNoRolloutInProgress, "no Memcached instance is rolling out"
+	}
+	slices.Sort(names)
+	return metav1.ConditionFalse, ReasonUpgradeableRolloutInProgress, "Memcached instances are rolling out: " + strings.Join(names, ", ")
+}
+
+// SetupWithManager registers the controller. Every Memcached event, and one event when it starts
+// (after the cache has synced, so the first reconcile sees every instance), enqueue its one key.
+func (r *UpgradeableReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	toKey := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
+		return []reconcile.Request{upgradeableKey}
+	})
+	start := make(chan event.GenericEvent, 1)
+	start <- event.GenericEvent{Object: &cachev1alpha1.Memcached{}}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(UpgradeableControllerName).
+		Watches(&cachev1alpha1.Memcached{}, toKey).
+		WatchesRawSource(source.Channel(start, toKey)).
+		Complete(r)
 }
