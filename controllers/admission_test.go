@@ -193,7 +193,7 @@ func TestMemoryLimitBelowMaxMemoryIsDegraded(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		c := conditionOf(getMemcached(g, "t-admission", name), cachev1alpha1.ConditionDegraded)
 		g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
-		g.Expect(c.Reason).To(Equal(ReasonInvalidSpec))
+		g.Expect(c.Reason).To(Equal(cachev1alpha1.ReasonInvalidSpec))
 		g.Expect(c.Message).To(ContainSubstring("spec.resources.limits.memory"))
 	}, timeout, interval).Should(Succeed())
 	d := &appsv1.Deployment{}

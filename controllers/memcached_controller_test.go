@@ -304,7 +304,7 @@ func TestForeignDeploymentIsNotHijacked(t *testing.T) {
 		mc := getMemcached(g, ns, name)
 		d := conditionOf(mc, cachev1alpha1.ConditionDegraded)
 		g.Expect(d.Status).To(Equal(metav1.ConditionTrue))
-		g.Expect(d.Reason).To(Equal(ReasonResourceConflict))
+		g.Expect(d.Reason).To(Equal(cachev1alpha1.ReasonResourceConflict))
 		g.Expect(d.Message).To(ContainSubstring("Deployment web"))
 		g.Expect(conditionOf(mc, cachev1alpha1.ConditionAvailable).Status).To(Equal(metav1.ConditionFalse))
 	}, timeout, interval).Should(Succeed())
@@ -321,7 +321,7 @@ func TestForeignDeploymentIsNotHijacked(t *testing.T) {
 		g.Expect(k8sClient.List(testCtx, evs, client.InNamespace(ns))).To(Succeed())
 		found := false
 		for _, e := range evs.Items {
-			found = found || (e.Type == corev1.EventTypeWarning && e.Reason == ReasonResourceConflict && strings.Contains(e.Note, "Deployment web"))
+			found = found || (e.Type == corev1.EventTypeWarning && e.Reason == cachev1alpha1.ReasonResourceConflict && strings.Contains(e.Note, "Deployment web"))
 		}
 		g.Expect(found).To(BeTrue(), "a Warning ResourceConflict event naming the Deployment")
 	}, timeout, interval).Should(Succeed())
@@ -563,7 +563,7 @@ func TestRecreatedInstanceWaitsForGarbageCollection(t *testing.T) {
 		mc := getMemcached(g, ns, name)
 		p := conditionOf(mc, cachev1alpha1.ConditionProgressing)
 		g.Expect(p.Status).To(Equal(metav1.ConditionTrue))
-		g.Expect(p.Reason).To(Equal(ReasonWaitingForGC))
+		g.Expect(p.Reason).To(Equal(cachev1alpha1.ReasonWaitingForGC))
 		g.Expect(conditionOf(mc, cachev1alpha1.ConditionDegraded).Status).To(Equal(metav1.ConditionFalse), "not a conflict")
 	}, timeout, interval).Should(Succeed())
 

@@ -50,7 +50,7 @@ func TestInvalidSpecKeepsServerList(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		mc := getMemcached(g, ns, name)
 		g.Expect(mc.Status.ObservedGeneration).To(Equal(mc.Generation))
-		g.Expect(conditionOf(mc, cachev1alpha1.ConditionDegraded).Reason).To(Equal(ReasonInvalidSpec))
+		g.Expect(conditionOf(mc, cachev1alpha1.ConditionDegraded).Reason).To(Equal(cachev1alpha1.ReasonInvalidSpec))
 	}, timeout, interval).Should(Succeed())
 	g.Consistently(func(g Gomega) {
 		mc := getMemcached(g, ns, name)

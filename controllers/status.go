@@ -30,22 +30,6 @@ import (
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 )
 
-// Condition reasons (CamelCase, Kubernetes API conventions).
-const (
-	ReasonAllReplicasReady   = "AllReplicasReady"
-	ReasonReplicasNotReady   = "ReplicasNotReady"
-	ReasonRolloutInProgress  = "RolloutInProgress"
-	ReasonRolloutComplete    = "RolloutComplete"
-	ReasonResourceConflict   = "ResourceConflict"
-	ReasonReconcileError     = "ReconcileError"
-	ReasonInvalidSpec        = "InvalidSpec"
-	ReasonWaitingForGC       = "WaitingForGarbageCollection"
-	ReasonProgressDeadline   = "ProgressDeadlineExceeded"
-	ReasonReplicaFailure     = "ReplicaFailure"
-	ReasonAsExpected         = "AsExpected"
-	ReasonDeploymentNotFound = "DeploymentNotFound"
-)
-
 // observed is what one reconcile saw and did: the input of computeStatus.
 type observed struct {
 	// deployment is the instance's Deployment, nil when it does not exist or is not ours.
@@ -110,10 +94,10 @@ func computeStatus(mc *cachev1alpha1.Memcached, obs observed, now metav1.Time) c
 
 	if len(obs.conflicts) > 0 {
 		msg := fmt.Sprintf("%s already exists and is not owned by this Memcached; delete or rename it", strings.Join(obs.conflicts, ", "))
-		set(cachev1alpha1.ConditionDegraded, metav1.ConditionTrue, ReasonResourceConflict, msg)
+		set(cachev1alpha1.ConditionDegraded, metav1.ConditionTrue, cachev1alpha1.ReasonResourceConflict, msg)
 		if obs.deployment == nil {
-			set(cachev1alpha1.ConditionAvailable, metav1.ConditionFalse, ReasonResourceConflict, msg)
-			set(cachev1alpha1.ConditionProgressing, metav1.ConditionFalse, ReasonResourceConflict, msg)
+			set(cachev1alpha1.ConditionAvailable, metav1.ConditionFalse, cachev1alpha1.ReasonResourceConflict, msg)
+			set(cachev1alpha1.ConditionProgressing, metav1.ConditionFalse, cachev1alpha1.ReasonResourceConflict, msg)
 			return st
 		}
 	}
@@ -121,15 +105,15 @@ func computeStatus(mc *cachev1alpha1.Memcached, obs observed, now metav1.Time) c
 	dep := obs.deployment
 	switch {
 	case obs.invalid != nil && dep == nil:
-		set(cachev1alpha1.ConditionAvailable, metav1.ConditionFalse, ReasonInvalidSpec, obs.invalid.Error())
+		set(cachev1alpha1.ConditionAvailable, metav1.ConditionFalse, cachev1alpha1.ReasonInvalidSpec, obs.invalid.Error())
 	case len(obs.waiting) > 0 && dep == nil:
 		msg := fmt.Sprintf("%s still belong to a deleted Memcached of the same name; waiting for the garbage collector", strings.Join(obs.waiting, ", "))
-		set(cachev1alpha1.ConditionAvailable, metav1.ConditionFalse, ReasonWaitingForGC, msg)
-		set(cachev1alpha1.ConditionProgressing, metav1.ConditionTrue, ReasonWaitingForGC, msg)
+		set(cachev1alpha1.ConditionAvailable, metav1.ConditionFalse, cachev1alpha1.ReasonWaitingForGC, msg)
+		set(cachev1alpha1.ConditionProgressing, metav1.ConditionTrue, cachev1alpha1.ReasonWaitingForGC, msg)
 	case dep == nil:
 		msg := "the memcached Deployment does not exist yet"
-		set(cachev1alpha1.ConditionAvailable, metav1.ConditionFalse, ReasonDeploymentNotFound, msg)
-		set(cachev1alpha1.ConditionProgressing, metav1.ConditionTrue, ReasonRolloutInProgress, msg)
+		set(cachev1alpha1.ConditionAvailable, metav1.ConditionFalse, cachev1alpha1.ReasonDeploymentNotFound, msg)
+		set(cachev1alpha1.ConditionProgressing, metav1.ConditionTrue, cachev1alpha1.ReasonRolloutInProgress, msg)
 	default:
 		want := mc.Spec.Size
 		ds := dep.Status
@@ -139,36 +123,36 @@ func computeStatus(mc *cachev1alpha1.Memcached, obs observed, now metav1.Time) c
 		done := available && ds.Replicas == want && st.Replicas == want
 		progress := fmt.Sprintf("%d of %d updated pods ready (%d pods exist)", min(ds.UpdatedReplicas, st.ReadyReplicas), want, st.Replicas)
 		if available {
-			set(cachev1alpha1.ConditionAvailable, metav1.ConditionTrue, ReasonAllReplicasReady, fmt.Sprintf("%d of %d pods ready", st.ReadyReplicas, want))
+			set(cachev1alpha1.ConditionAvailable, metav1.ConditionTrue, cachev1alpha1.ReasonAllReplicasReady, fmt.Sprintf("%d of %d pods ready", st.ReadyReplicas, want))
 		} else {
-			set(cachev1alpha1.ConditionAvailable, metav1.ConditionFalse, ReasonReplicasNotReady, progress)
+			set(cachev1alpha1.ConditionAvailable, metav1.ConditionFalse, cachev1alpha1.ReasonReplicasNotReady, progress)
 		}
 		if done {
-			set(cachev1alpha1.ConditionProgressing, metav1.ConditionFalse, ReasonRolloutComplete, fmt.Sprintf("%d pods of the current template are ready", want))
+			set(cachev1alpha1.ConditionProgressing, metav1.ConditionFalse, cachev1alpha1.ReasonRolloutComplete, fmt.Sprintf("%d pods of the current template are ready", want))
 		} else {
-			set(cachev1alpha1.ConditionProgressing, metav1.ConditionTrue, ReasonRolloutInProgress, progress)
+			set(cachev1alpha1.ConditionProgressing, metav1.ConditionTrue, cachev1alpha1.ReasonRolloutInProgress, progress)
 		}
 	}
 
 	if obs.invalid != nil {
 		// Nothing converges until the spec is fixed.
-		set(cachev1alpha1.ConditionProgressing, metav1.ConditionFalse, ReasonInvalidSpec, obs.invalid.Error())
+		set(cachev1alpha1.ConditionProgressing, metav1.ConditionFalse, cachev1alpha1.ReasonInvalidSpec, obs.invalid.Error())
 	}
 	switch {
 	case len(obs.conflicts) > 0:
 		// Degraded already set above.
 	case obs.invalid != nil:
-		set(cachev1alpha1.ConditionDegraded, metav1.ConditionTrue, ReasonInvalidSpec, obs.invalid.Error())
+		set(cachev1alpha1.ConditionDegraded, metav1.ConditionTrue, cachev1alpha1.ReasonInvalidSpec, obs.invalid.Error())
 	case obs.err != nil:
-		set(cachev1alpha1.ConditionDegraded, metav1.ConditionTrue, ReasonReconcileError, obs.err.Error())
+		set(cachev1alpha1.ConditionDegraded, metav1.ConditionTrue, cachev1alpha1.ReasonReconcileError, obs.err.Error())
 	case dep != nil && deploymentCondition(dep, appsv1.DeploymentReplicaFailure, corev1.ConditionTrue) != nil:
 		c := deploymentCondition(dep, appsv1.DeploymentReplicaFailure, corev1.ConditionTrue)
-		set(cachev1alpha1.ConditionDegraded, metav1.ConditionTrue, ReasonReplicaFailure, c.Message)
+		set(cachev1alpha1.ConditionDegraded, metav1.ConditionTrue, cachev1alpha1.ReasonReplicaFailure, c.Message)
 	case dep != nil && deploymentCondition(dep, appsv1.DeploymentProgressing, corev1.ConditionFalse) != nil:
 		c := deploymentCondition(dep, appsv1.DeploymentProgressing, corev1.ConditionFalse)
-		set(cachev1alpha1.ConditionDegraded, metav1.ConditionTrue, ReasonProgressDeadline, c.Message)
+		set(cachev1alpha1.ConditionDegraded, metav1.ConditionTrue, cachev1alpha1.ReasonProgressDeadline, c.Message)
 	default:
-		set(cachev1alpha1.ConditionDegraded, metav1.ConditionFalse, ReasonAsExpected, "the instance converges")
+		set(cachev1alpha1.ConditionDegraded, metav1.ConditionFalse, cachev1alpha1.ReasonAsExpected, "the instance converges")
 	}
 	return st
 }

@@ -110,20 +110,20 @@ func TestComputeStatus(t *testing.T) {
 		},
 		"conflict on the Deployment": {
 			size: 3, obs: observed{conflicts: []string{"Deployment c"}},
-			want: want{available: "False", progressing: "False", degraded: "True", degradedReason: ReasonResourceConflict},
+			want: want{available: "False", progressing: "False", degraded: "True", degradedReason: cachev1alpha1.ReasonResourceConflict},
 		},
 		"apply error on the Service: pod IPs in the server list": {
 			size: 1, obs: observed{deployment: deployment(1, 1, 1, 1, true), pods: three[:1], err: errors.New("failed to patch Service ns/c: forbidden")},
-			want: want{nodes: []string{"c-2"}, ready: 1, available: "True", progressing: "False", degraded: "True", degradedReason: ReasonReconcileError,
+			want: want{nodes: []string{"c-2"}, ready: 1, available: "True", progressing: "False", degraded: "True", degradedReason: cachev1alpha1.ReasonReconcileError,
 				serverList: []string{"10.244.0.2:11211"}},
 		},
 		"invalid spec of a new instance: nothing progresses": {
 			size: 1, obs: observed{invalid: errors.New("spec.memcached.maxMemoryMB ...")},
-			want: want{available: "False", progressing: "False", degraded: "True", degradedReason: ReasonInvalidSpec},
+			want: want{available: "False", progressing: "False", degraded: "True", degradedReason: cachev1alpha1.ReasonInvalidSpec},
 		},
 		"invalid spec of a running instance: still serving": {
 			size: 1, obs: observed{invalid: errors.New("spec.resources ..."), deployment: deployment(1, 1, 1, 1, true), pods: three[:1], serviceOwned: true},
-			want: want{nodes: []string{"c-2"}, ready: 1, available: "True", progressing: "False", degraded: "True", degradedReason: ReasonInvalidSpec,
+			want: want{nodes: []string{"c-2"}, ready: 1, available: "True", progressing: "False", degraded: "True", degradedReason: cachev1alpha1.ReasonInvalidSpec,
 				serverList: []string{"10-244-0-2.c.ns.svc:11211"}},
 		},
 		"objects of a deleted instance of the same name not yet collected": {
@@ -136,7 +136,7 @@ func TestComputeStatus(t *testing.T) {
 				d.Status.Conditions = []appsv1.DeploymentCondition{{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded", Message: "timed out"}}
 				return d
 			}()},
-			want: want{available: "False", progressing: "True", degraded: "True", degradedReason: ReasonProgressDeadline},
+			want: want{available: "False", progressing: "True", degraded: "True", degradedReason: cachev1alpha1.ReasonProgressDeadline},
 		},
 		"pods cannot be created": {
 			size: 1, obs: observed{deployment: func() *appsv1.Deployment {
@@ -144,7 +144,7 @@ func TestComputeStatus(t *testing.T) {
 				d.Status.Conditions = []appsv1.DeploymentCondition{{Type: appsv1.DeploymentReplicaFailure, Status: corev1.ConditionTrue, Message: "exceeded quota"}}
 				return d
 			}()},
-			want: want{available: "False", progressing: "True", degraded: "True", degradedReason: ReasonReplicaFailure},
+			want: want{available: "False", progressing: "True", degraded: "True", degradedReason: cachev1alpha1.ReasonReplicaFailure},
 		},
 	}
 	for name, tc := range tests {

@@ -369,7 +369,7 @@ func TestStoredInvalidSpecIsDegraded(t *testing.T) {
 		g.Expect(mc.Status.ObservedGeneration).To(Equal(mc.Generation))
 		c := conditionOf(mc, cachev1alpha1.ConditionDegraded)
 		g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
-		g.Expect(c.Reason).To(Equal(ReasonInvalidSpec))
+		g.Expect(c.Reason).To(Equal(cachev1alpha1.ReasonInvalidSpec))
 		g.Expect(c.Message).To(ContainSubstring("spec.memcached.maxItemSize"))
 		g.Expect(conditionOf(mc, cachev1alpha1.ConditionAvailable).Status).To(Equal(metav1.ConditionFalse))
 	}, timeout, interval).Should(Succeed())
@@ -377,7 +377,7 @@ func TestStoredInvalidSpecIsDegraded(t *testing.T) {
 		evs := &eventsv1.EventList{}
 		g.Expect(k8sClient.List(testCtx, evs, client.InNamespace(ns))).To(Succeed())
 		found := slices.ContainsFunc(evs.Items, func(e eventsv1.Event) bool {
-			return e.Regarding.Name == name && e.Type == corev1.EventTypeWarning && e.Reason == ReasonInvalidSpec &&
+			return e.Regarding.Name == name && e.Type == corev1.EventTypeWarning && e.Reason == cachev1alpha1.ReasonInvalidSpec &&
 				strings.Contains(e.Note, "spec.memcached.maxItemSize")
 		})
 		g.Expect(found).To(BeTrue(), "a Warning InvalidSpec event naming the field")

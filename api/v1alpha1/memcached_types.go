@@ -34,6 +34,40 @@ const (
 	ConditionDegraded = "Degraded"
 )
 
+// Condition reasons (CamelCase, Kubernetes API conventions), the Reason of the conditions above.
+const (
+	// ReasonAllReplicasReady (Available=True): spec.size pods of the current template are ready.
+	ReasonAllReplicasReady = "AllReplicasReady"
+	// ReasonReplicasNotReady (Available=False): fewer than spec.size current pods are ready.
+	ReasonReplicasNotReady = "ReplicasNotReady"
+	// ReasonRolloutInProgress (Progressing=True): the Deployment is creating, scaling or rolling.
+	ReasonRolloutInProgress = "RolloutInProgress"
+	// ReasonRolloutComplete (Progressing=False): the rollout reached spec.size current ready pods.
+	ReasonRolloutComplete = "RolloutComplete"
+	// ReasonResourceConflict (Degraded=True; also Available and Progressing False when the instance
+	// has no Deployment): an object the operator would create already exists and belongs to
+	// someone else; the message names it.
+	ReasonResourceConflict = "ResourceConflict"
+	// ReasonReconcileError (Degraded=True): an API call failed; the message says which.
+	ReasonReconcileError = "ReconcileError"
+	// ReasonInvalidSpec (Degraded=True, Progressing=False; also Available=False when the instance
+	// has no Deployment): the spec breaks a rule (one the CRD enforces, for objects stored under an
+	// older CRD, or one it cannot express); the message names the field. The owned objects are left
+	// as they are and Available keeps describing them.
+	ReasonInvalidSpec = "InvalidSpec"
+	// ReasonWaitingForGC (Available=False, Progressing=True): objects of a deleted Memcached of the
+	// same name are still being garbage-collected.
+	ReasonWaitingForGC = "WaitingForGarbageCollection"
+	// ReasonProgressDeadline (Degraded=True): the Deployment exceeded its progress deadline.
+	ReasonProgressDeadline = "ProgressDeadlineExceeded"
+	// ReasonReplicaFailure (Degraded=True): the Deployment cannot create pods (quota, admission).
+	ReasonReplicaFailure = "ReplicaFailure"
+	// ReasonAsExpected (Degraded=False): nothing is wrong.
+	ReasonAsExpected = "AsExpected"
+	// ReasonDeploymentNotFound (Available=False, Progressing=True): the Deployment does not exist yet.
+	ReasonDeploymentNotFound = "DeploymentNotFound"
+)
+
 // ImageReferencePattern is the grammar of a container image reference ([host[:port]/]path[:tag][@digest]),
 // the anchored ReferenceRegexp of github.com/distribution/reference v0.6.0, the parser container
 // runtimes use. spec.image must match it (the Pattern marker on Image repeats it, and a test
