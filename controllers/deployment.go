@@ -17,6 +17,7 @@ limitations under the License.
 package controllers
 
 import (
+	"maps"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -30,21 +31,9 @@ import (
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 )
 
-// Options are the operator-wide inputs of the builders, read once at start-up.
-type Options struct {
-	// DefaultImage is the memcached image used when spec.image is empty; main.go reads it from the
-	// RELATED_IMAGE_MEMCACHED environment variable (OLM lists it in the CSV's relatedImages).
-	DefaultImage string
-	// ProxyEnv are the HTTP_PROXY, HTTPS_PROXY and NO_PROXY variables of the operator, passed on to
-	// the memcached containers (operator-lib proxy.ReadProxyVarsFromEnv).
-	ProxyEnv []corev1.EnvVar
-}
-
 const (
 	// containerName is the name of the memcached container in every operand pod.
 	containerName = "memcached"
-	// portName names the memcached TCP port on the container and the Service.
-	portName = "memcached"
 	// memcachedUID is the numeric user and group of the memcache account in the official memcached
 	// images. It is set explicitly because the images declare USER by name, which the kubelet
 	// cannot check against runAsNonRoot.
@@ -55,9 +44,6 @@ const (
 	// memcached uses memory beyond its item store for connections, threads and the hash table.
 	memoryOverheadMiB = 32
 )
-
-// deploymentName is the name of the Deployment (and Service and PodDisruptionBudget) of mc.
-func deploymentName(mc *cachev1alpha1.Memcached) string { return mc.Name }
 
 // image is the memcached image for mc: spec.image, else the operator's default.
 func image(mc *cachev1alpha1.Memcached, opts Options) string {
@@ -147,6 +133,30 @@ func topologySpreadConstraints(mc *cachev1alpha1.Memcached) []corev1.TopologySpr
 	return out
 }
 
+// tolerations returns a copy of spec.tolerations.
+func tolerations(mc *cachev1alpha1.Memcached) []corev1.Toleration {
+	if mc.Spec.Tolerations == nil {
+		return nil
+	}
+	out := make([]corev1.Toleration, len(mc.Spec.Tolerations))
+	for i := range mc.Spec.Tolerations {
+		mc.Spec.Tolerations[i].DeepCopyInto(&out[i])
+	}
+	return out
+}
+
+// proxyEnv returns a copy of the operator's proxy variables: Options are shared by every build.
+func proxyEnv(opts Options) []corev1.EnvVar {
+	if opts.ProxyEnv == nil {
+		return nil
+	}
+	out := make([]corev1.EnvVar, len(opts.ProxyEnv))
+	for i := range opts.ProxyEnv {
+		opts.ProxyEnv[i].DeepCopyInto(&out[i])
+	}
+	return out
+}
+
 // rollingUpdate keeps every server up during a rollout (surge one pod, none unavailable), except with
 // the Hard anti-affinity preset, where a surge pod may have no free node: there it replaces one pod
 // at a time.
@@ -177,7 +187,8 @@ func tcpProbe(initialDelay, period int32) *corev1.Probe {
 // memcached container with the args of memcachedArgs, restricted Pod Security settings
 // (non-root uid 11211, no privilege escalation, all capabilities dropped, RuntimeDefault seccomp,
 // read-only root filesystem), TCP readiness and liveness probes on port 11211, and the scheduling
-// settings of the spec. It sets no owner reference; the caller does.
+// settings of the spec. Every map, slice and pointer it takes from mc or opts is copied: the client
+// writes into the object it returns. It sets no owner reference; the caller does.
 func desiredDeployment(mc *cachev1alpha1.Memcached, opts Options) *appsv1.Deployment {
 	podLabels := objectLabels(mc)
 	return &appsv1.Deployment{
@@ -205,8 +216,8 @@ func desiredDeployment(mc *cachev1alpha1.Memcached, opts Options) *appsv1.Deploy
 						RunAsGroup:     ptr.To[int64](memcachedUID),
 						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 					},
-					NodeSelector:              mc.Spec.NodeSelector,
-					Tolerations:               mc.Spec.Tolerations,
+					NodeSelector:              maps.Clone(mc.Spec.NodeSelector),
+					Tolerations:               tolerations(mc),
 					Affinity:                  affinity(mc),
 					TopologySpreadConstraints: topologySpreadConstraints(mc),
 					PriorityClassName:         mc.Spec.PriorityClassName,
@@ -215,7 +226,7 @@ func desiredDeployment(mc *cachev1alpha1.Memcached, opts Options) *appsv1.Deploy
 						Image:   image(mc, opts),
 						Command: []string{"memcached"},
 						Args:    memcachedArgs(mc),
-						Env:     opts.ProxyEnv,
+						Env:     proxyEnv(opts),
 						Ports: []corev1.ContainerPort{{
 							Name:          portName,
 							ContainerPort: cachev1alpha1.DefaultPort,

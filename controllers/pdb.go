@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 )
@@ -47,9 +48,9 @@ func desiredPodDisruptionBudget(mc *cachev1alpha1.Memcached) *policyv1.PodDisrup
 	}
 	switch {
 	case spec.MinAvailable != nil:
-		pdb.Spec.MinAvailable = spec.MinAvailable
+		pdb.Spec.MinAvailable = ptr.To(*spec.MinAvailable)
 	case spec.MaxUnavailable != nil:
-		pdb.Spec.MaxUnavailable = spec.MaxUnavailable
+		pdb.Spec.MaxUnavailable = ptr.To(*spec.MaxUnavailable)
 	default:
 		one := intstr.FromInt32(1)
 		pdb.Spec.MaxUnavailable = &one

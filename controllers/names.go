@@ -1,0 +1,43 @@
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+)
+
+// Names and inputs shared by the builders of every owned kind (deployment.go, service.go, pdb.go)
+// and by the reconciler.
+
+// Options are the operator-wide inputs of the builders, read once at start-up.
+type Options struct {
+	// DefaultImage is the memcached image used when spec.image is empty; main.go reads it from the
+	// RELATED_IMAGE_MEMCACHED environment variable (OLM lists it in the CSV's relatedImages).
+	DefaultImage string
+	// ProxyEnv are the HTTP_PROXY, HTTPS_PROXY and NO_PROXY variables of the operator, passed on to
+	// the memcached containers (operator-lib proxy.ReadProxyVarsFromEnv).
+	ProxyEnv []corev1.EnvVar
+}
+
+// portName names the memcached TCP port on the container and the Service.
+const portName = "memcached"
+
+// deploymentName is the name of the Deployment, and of the Service and PodDisruptionBudget, of
+// mc: the Memcached's own name, so clients find the Service under it.
+func deploymentName(mc *cachev1alpha1.Memcached) string { return mc.Name }
