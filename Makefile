@@ -348,6 +348,43 @@ test-real: kubectl kustomize ## Prove the operator on real pods: starts the real
 demo-real: kubectl kustomize ## The real-node story in one command: node, images, operator pod, sample, traffic, scale, rollout.
 	REAL_IMG="$(REAL_IMG)" MCCLIENT_IMG="$(MCCLIENT_IMG)" KUBECTL="$(KUBECTL)" CLUSTER_DIR="$(REAL_CLUSTER_DIR)" hack/demo-real.sh
 
+# test-olm-real: operator-sdk runs the bundle of OLM_REAL_PREVIOUS (default: the newest release in
+# catalog/ before VERSION), then upgrades to VERSION. operator-sdk v1.42.3 reads its index image over
+# HTTPS only, so it gets the registry's HTTPS address (hack/registry.sh start-tls), LOCAL_REGISTRY_TLS.
+OLM_REAL_PREVIOUS ?= $(shell ls catalog/memcached-operator/bundles | sed -n 's/^memcached-operator\.v\(.*\)\.yaml$$/\1/p' | sort -V | grep -vx '$(VERSION)' | tail -n1)
+REGISTRY_TLS_PORT ?= 5443
+LOCAL_REGISTRY_TLS ?= 127.0.0.1:$(REGISTRY_TLS_PORT)
+export REGISTRY_TLS_PORT
+# version-key VERSION: the images.env key suffix of a release (0.2.1 -> V0_2_1).
+version-key = V$(subst .,_,$(1))
+
+.PHONY: olm-up-real
+olm-up-real: ## Install OLM into the real-node cluster as pods (make olm-up NODE=real).
+	$(MAKE) --no-print-directory olm-up NODE=real CLUSTER_DIR=$(REAL_CLUSTER_DIR)
+
+.PHONY: olm-real-images
+olm-real-images: ## Push the operator and bundle images of every release in catalog/ (local names, images by digest in the CSV) and the images operator-sdk's registry pods use.
+	hack/local-images.sh memcached opm-index ubi
+	hack/olm-real-images.sh
+
+.PHONY: test-olm-real
+test-olm-real: kubectl operator-sdk ## Prove operator-sdk run bundle / run bundle-upgrade / cleanup under OLM running in the real-node cluster (test/olmreal).
+	$(MAKE) --no-print-directory cluster-up NODE=real CLUSTER_DIR=$(REAL_CLUSTER_DIR)
+	hack/registry.sh start-tls
+	$(MAKE) --no-print-directory olm-real-images
+	hack/local-images.sh gobin $(MCCLIENT_IMG) ./test/real/cmd/mcclient
+	NODE=real CLUSTER_DIR="$(REAL_CLUSTER_DIR)" hack/olm-up.sh
+	set -a; . "$(REGISTRY_DIR)/images.env"; set +a; \
+	KUBECONFIG="$(REAL_KUBECONFIG)" KUBECTL="$(KUBECTL)" OPERATOR_SDK="$(OPERATOR_SDK)" \
+	BUNDLE_PREVIOUS=$(LOCAL_REGISTRY_TLS)/memcached-operator-bundle:v$(OLM_REAL_PREVIOUS) \
+	BUNDLE_HEAD=$(LOCAL_REGISTRY_TLS)/memcached-operator-bundle:v$(VERSION) \
+	BUNDLE_PREVIOUS_HTTP=$(LOCAL_REGISTRY)/memcached-operator-bundle:v$(OLM_REAL_PREVIOUS) \
+	INDEX_IMAGE=$(LOCAL_REGISTRY_TLS)/local/opm-index:$(OPM_VERSION) INDEX_IMAGE_HTTP=$(LOCAL_REGISTRY)/local/opm-index:$(OPM_VERSION) \
+	DECOMPRESSION_IMAGE=$(LOCAL_REGISTRY)/ubi9/ubi:9.8 SSL_CERT_FILE="$(REGISTRY_DIR)/tls/ca-bundle.crt" \
+	OPERATOR_IMAGE_PREVIOUS=$$OPERATOR_IMAGE_$(call version-key,$(OLM_REAL_PREVIOUS)) OPERATOR_IMAGE_HEAD=$$OPERATOR_IMAGE_$(call version-key,$(VERSION)) \
+	OLMREAL_ARTIFACTS="$(REAL_CLUSTER_DIR)/test-olm-real" \
+		go test -tags real ./test/olmreal/ -v -count=1 -timeout 30m
+
 ##@ Tools
 
 .PHONY: controller-gen

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# olm-real-images.sh [VERSION...] — the images OLM pulls on the real node, for every release in
+# catalog/ (default: each catalog/memcached-operator/bundles/memcached-operator.v*.yaml), pushed to the
+# local registry under local names; the committed bundle/ and catalog/ keep their public names.
+#
+# For each VERSION, from the source of that release (`git archive` of its commit in hack/releases;
+# for the Makefile's VERSION when it is not in hack/releases yet, the commit HEAD):
+#   - the operator image $REGISTRY/memcached-operator:vVERSION: that release's manager built as its
+#     Dockerfile builds it (hack/local-images.sh operator);
+#   - the bundle image $REGISTRY/memcached-operator-bundle:vVERSION: that release's bundle/ and
+#     bundle.Dockerfile, built with buildah, after rewriting in a temporary copy only the CSV's operator
+#     image (registry.example.com/memcached-operator:vVERSION, in the Deployment and the
+#     containerImage annotation) and its memcached image (RELATED_IMAGE_MEMCACHED and relatedImages)
+#     to the local registry's images by digest. Nothing else of the bundle changes (checked).
+# Digests are recorded in $REGISTRY_DIR/images.env as OPERATOR_IMAGE_V<X_Y_Z> and
+# BUNDLE_IMAGE_V<X_Y_Z>. Needs the registry (hack/registry.sh) and the memcached image
+# (hack/local-images.sh memcached); skips a bundle whose inputs did not change.
+#
+# Environment (defaults): REGISTRY_DIR=<repo>/.registry  REGISTRY_PORT=5000  BUILDAH_DIR=<repo>/.buildah
+#   VERSION=<the Makefile's VERSION>
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+REGISTRY_DIR=${REGISTRY_DIR:-$root/.registry}
+REGISTRY_PORT=${REGISTRY_PORT:-5000}
+BUILDAH_DIR=${BUILDAH_DIR:-$root/.buildah}
+export REGISTRY_DIR REGISTRY_PORT BUILDAH_DIR
+registry=127.0.0.1:$REGISTRY_PORT
+head_version=${VERSION:-$(sed -n 's/^VERSION ?= //p' "$root/Makefile")}
+public_repo=registry.example.com/memcached-operator
+public_memcached=docker.io/library/memcached:1.6.38-alpine
+
+t0=$(date +%s%N)
+# shellcheck source=lib/procs.sh
+. "$root/hack/lib/procs.sh"
+die() { echo "olm-real-images: $*" >&2; exit 1; }
+buildah() { command buildah --root "$BUILDAH_DIR/storage" --runroot "$BUILDAH_DIR/run" --storage-driver vfs "$@"; }
+export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}"
+
+versions=("$@")
+if [ ${#versions[@]} -eq 0 ]; then
+  mapfile -t versions < <(ls "$root/catalog/memcached-operator/bundles" | sed -n 's/^memcached-operator\.v\(.*\)\.yaml$/\1/p' | sort -V)
+fi
+[ ${#versions[@]} -gt 0 ] || die "no release in catalog/memcached-operator/bundles"
+
+"$root/hack/local-images.sh" memcached | tail -n 1
+memcached=$(sed -n 's/^MEMCACHED_IMAGE=//p' "$REGISTRY_DIR/images.env")
+[[ $memcached == *@sha256:* ]] || die "no MEMCACHED_IMAGE by digest in $REGISTRY_DIR/images.env"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/olm-real-images.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# source_tree VERSION DIR: the sources of release VERSION in DIR.
+source_tree() {
+  local v=$1 dir=$2 commit
+  mkdir -p "$dir"
+  commit=$(awk -v v="$v" '$1 == v { print $2 }' "$root/hack/releases")
+  if [ -n "$commit" ]; then
+    git -C "$root" cat-file -e "$commit^{commit}" 2>/dev/null || die "commit $commit of $v is not in this clone (git fetch --unshallow)"
+    git -C "$root" archive "$commit" | tar -x -C "$dir"
+    echo "commit ${commit:0:12}"
+  elif [ "$v" = "$head_version" ]; then
+    git -C "$root" archive HEAD | tar -x -C "$dir"
+    echo "HEAD ($(git -C "$root" rev-parse --short=12 HEAD))"
+  else
+    die "version $v is neither in hack/releases nor the Makefile's VERSION $head_version"
+  fi
+}
+
+for v in "${versions[@]}"; do
+  key=V$(tr '.' '_' <<<"$v")
+  dir=$work/$v
+  from=$(source_tree "$v" "$dir")
+  step "$v: sources from $from"
+  "$root/hack/local-images.sh" operator "memcached-operator:v$v" "$dir" >"$work/operator-$v.log" 2>&1 ||
+    { tail -n 20 "$work/operator-$v.log" >&2; die "$v: building the operator image failed"; }
+  grep -E 'pushed|up to date' "$work/operator-$v.log" || true
+  operator=$(sed -n "s/^MEMCACHED_OPERATOR_V$(tr '.' '_' <<<"$v")_IMAGE=//p" "$REGISTRY_DIR/images.env")
+  [[ $operator == *@sha256:* ]] || die "no operator image recorded for $v"
+  "$root/hack/local-images.sh" record "OPERATOR_IMAGE_$key" "$operator" >/dev/null
+
+  csv=$dir/bundle/manifests/memcached-operator.clusterserviceversion.yaml
+  [ -f "$csv" ] && [ -f "$dir/bundle.Dockerfile" ] || die "$v has no bundle/ or bundle.Dockerfile"
+  cp "$csv" "$work/csv-$v.orig"
+  sed -i -e "s#$public_repo:v$v\$#$operator#" -e "s#$public_memcached\$#$memcached#" "$csv"
+  changed=$(diff "$work/csv-$v.orig" "$csv" | grep -c '^>' || true)
+  [ "$changed" = 4 ] && [ "$(grep -c "$operator" "$csv")" = 2 ] && [ "$(grep -c "$memcached" "$csv")" = 2 ] ||
+    die "$v: expected 2 operator and 2 memcached image references in the CSV, the rewrite changed $changed lines"
+  ref=$registry/memcached-operator-bundle:v$v
+  inputs=$( (cd "$dir" && find bundle bundle.Dockerfile -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) | sha256sum | cut -c1-64)
+  if [ "$(skopeo inspect --tls-verify=false --format '{{index .Labels "local.inputs"}}' "docker://$ref" 2>/dev/null)" = "$inputs" ]; then
+    step "$v: $ref is up to date"
+  else
+    buildah bud --quiet --isolation chroot --timestamp 0 --ignorefile /dev/null --label "local.inputs=$inputs" \
+      -f "$dir/bundle.Dockerfile" -t "$ref" "$dir" >/dev/null
+    buildah push --quiet --tls-verify=false "$ref" "docker://$ref"
+    buildah rmi "$ref" >/dev/null 2>&1 || true
+    step "$v: pushed $ref (CSV: operator $operator, memcached $memcached)"
+  fi
+  "$root/hack/local-images.sh" record "BUNDLE_IMAGE_$key" "$ref" | sed 's/^\[ *[0-9.]*s\] //'
+done
+step "done: ${versions[*]}; digests in $REGISTRY_DIR/images.env"

@@ -1,0 +1,141 @@
+//go:build real
+
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package olmreal proves the product's OLM story on the real-node tier (`make test-olm-real`): OLM
+// v0.46.0 runs in the cluster as pods (hack/olm-up.sh NODE=real), and `operator-sdk run bundle`,
+// `run bundle-upgrade` and `cleanup` (v1.42.3) install, upgrade and remove the operator from bundle
+// images in the local registry, with real operator and memcached pods and a memcached client.
+//
+// Environment (make test-olm-real sets all of it): KUBECONFIG, KUBECTL, OPERATOR_SDK;
+// BUNDLE_PREVIOUS and BUNDLE_HEAD (bundle images, by tag, under the registry's HTTPS address);
+// BUNDLE_PREVIOUS_HTTP (the same bundle under the plain-HTTP address); INDEX_IMAGE and
+// INDEX_IMAGE_HTTP (the empty FBC index, under both addresses); DECOMPRESSION_IMAGE;
+// SSL_CERT_FILE (the host's CAs plus the local registry's CA, for operator-sdk); MCCLIENT_IMAGE
+// (test/real/cmd/mcclient); OPERATOR_IMAGE_PREVIOUS and OPERATOR_IMAGE_HEAD (what each CSV must
+// run, by digest); OLMREAL_ARTIFACTS (operator-sdk output, default a temporary directory).
+package olmreal
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"text/tabwriter"
+	"time"
+
+	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	operatorsv2 "github.com/operator-framework/api/pkg/operators/v2"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+)
+
+var suite struct {
+	env       map[string]string
+	k8s       client.Client
+	artifacts string
+	phasesMu  sync.Mutex
+	phases    []phase
+}
+
+type phase struct {
+	name string
+	took time.Duration
+}
+
+func TestMain(m *testing.M) {
+	start := time.Now()
+	if err := setUp(); err != nil {
+		fmt.Fprintf(os.Stderr, "olmreal: setup failed: %v\n", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	printPhases(time.Since(start))
+	fmt.Printf("olmreal: operator-sdk output in %s\n", suite.artifacts)
+	os.Exit(code)
+}
+
+func setUp() error {
+	suite.env = map[string]string{}
+	for _, k := range []string{"KUBECONFIG", "KUBECTL", "OPERATOR_SDK", "BUNDLE_PREVIOUS", "BUNDLE_HEAD",
+		"BUNDLE_PREVIOUS_HTTP", "INDEX_IMAGE", "INDEX_IMAGE_HTTP", "DECOMPRESSION_IMAGE", "SSL_CERT_FILE",
+		"MCCLIENT_IMAGE", "OPERATOR_IMAGE_PREVIOUS", "OPERATOR_IMAGE_HEAD"} {
+		if suite.env[k] = os.Getenv(k); suite.env[k] == "" {
+			return fmt.Errorf("%s is not set: run `make test-olm-real` (see the package doc of test/olmreal)", k)
+		}
+	}
+	for _, k := range []string{"OPERATOR_IMAGE_PREVIOUS", "OPERATOR_IMAGE_HEAD", "MCCLIENT_IMAGE"} {
+		if !strings.Contains(suite.env[k], "@sha256:") {
+			return fmt.Errorf("%s=%s is not a reference by digest", k, suite.env[k])
+		}
+	}
+	var err error
+	if suite.artifacts = os.Getenv("OLMREAL_ARTIFACTS"); suite.artifacts == "" {
+		if suite.artifacts, err = os.MkdirTemp("", "memcached-olmreal-"); err != nil {
+			return err
+		}
+	} else if suite.artifacts, err = filepath.Abs(suite.artifacts); err != nil {
+		return err
+	} else if err := os.MkdirAll(suite.artifacts, 0o755); err != nil {
+		return err
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", suite.env["KUBECONFIG"])
+	if err != nil {
+		return fmt.Errorf("failed to load KUBECONFIG: %w", err)
+	}
+	cfg.QPS, cfg.Burst = 100, 200
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(operatorsv1.AddToScheme(scheme))
+	utilruntime.Must(operatorsv1alpha1.AddToScheme(scheme))
+	utilruntime.Must(operatorsv2.AddToScheme(scheme))
+	utilruntime.Must(cachev1alpha1.AddToScheme(scheme))
+	if suite.k8s, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
+		return fmt.Errorf("failed to create client: %w", err)
+	}
+	return nil
+}
+
+// recordPhase logs how long the phase name took since start and keeps it for the summary.
+func recordPhase(t *testing.T, name string, start time.Time) {
+	t.Helper()
+	took := time.Since(start)
+	t.Logf("phase %q took %s", name, took.Round(time.Millisecond))
+	suite.phasesMu.Lock()
+	suite.phases = append(suite.phases, phase{name, took})
+	suite.phasesMu.Unlock()
+}
+
+func printPhases(total time.Duration) {
+	suite.phasesMu.Lock()
+	defer suite.phasesMu.Unlock()
+	fmt.Println("olmreal: phase timings")
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	for _, p := range suite.phases {
+		fmt.Fprintf(w, "  %s\t%s\n", p.name, p.took.Round(time.Millisecond))
+	}
+	fmt.Fprintf(w, "  suite total\t%s\n", total.Round(time.Millisecond))
+	w.Flush()
+}
