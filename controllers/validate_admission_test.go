@@ -129,7 +129,7 @@ var ruleCases = map[string]ruleCase{
 	"verbosity -1":               {rule: ".spec.memcached.verbosity minimum", spec: memcachedCfg("verbosity", -1), field: "spec.memcached.verbosity"},
 	"verbosity 2":                {spec: memcachedCfg("verbosity", 2)},
 	"verbosity 3":                {rule: ".spec.memcached.verbosity maximum", spec: memcachedCfg("verbosity", 3), field: "spec.memcached.verbosity"},
-	"item size 600Ki (case 40)":  {rule: ".spec.memcached.maxItemSize rule#0", spec: memcachedCfg("maxItemSize", "600Ki"), field: "spec.memcached.maxItemSize"},
+	"item size 600Ki":            {rule: ".spec.memcached.maxItemSize rule#0", spec: memcachedCfg("maxItemSize", "600Ki"), field: "spec.memcached.maxItemSize"},
 	"item size 1Ki":              {rule: ".spec.memcached.maxItemSize rule#0", spec: memcachedCfg("maxItemSize", "1Ki"), field: "spec.memcached.maxItemSize"},
 	"item size 1M":               {rule: ".spec.memcached.maxItemSize rule#0", spec: memcachedCfg("maxItemSize", "1M"), field: "spec.memcached.maxItemSize"},
 	"item size 1e6":              {rule: ".spec.memcached.maxItemSize rule#0", spec: memcachedCfg("maxItemSize", "1e6"), field: "spec.memcached.maxItemSize"},
