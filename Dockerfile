@@ -15,7 +15,8 @@ WORKDIR /workspace
 COPY go.mod go.sum ./
 RUN go mod download
 
-COPY main.go main.go
+# Package main: every Go file at the root (main.go, settings.go, ...).
+COPY *.go ./
 COPY api/ api/
 COPY controllers/ controllers/
 COPY internal/ internal/
