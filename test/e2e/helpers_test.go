@@ -37,15 +37,13 @@ import (
 
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
-	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/test/utils"
 )
 
 const (
@@ -119,53 +117,11 @@ func kubectlStdin(t *testing.T, stdin string, args ...string) string {
 	return out
 }
 
-// newNamespace creates a namespace named e2e-<prefix>-<random>, waits until its default
-// ServiceAccount exists (the ServiceAccount admission refuses pods until then), and deletes it when
-// the test ends, waiting until it is gone so the next test starts from a quiet cluster.
+// newNamespace creates a namespace named e2e-<prefix>-<random>, deleted when the test ends and
+// waited for, so the next test starts from a quiet cluster (utils.NewNamespace).
 func newNamespace(t *testing.T, prefix string) string {
 	t.Helper()
-	ctx := context.Background()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
-		GenerateName: "e2e-" + prefix + "-",
-		Labels:       map[string]string{e2eLabel: "true"},
-	}}
-	if err := suite.k8s.Create(ctx, ns); err != nil {
-		t.Fatalf("failed to create namespace: %v", err)
-	}
-	name := ns.Name
-	t.Cleanup(func() { deleteNamespace(t, name) })
-
-	start := time.Now()
-	NewWithT(t).Eventually(func() error {
-		return suite.k8s.Get(ctx, client.ObjectKey{Namespace: name, Name: "default"}, &corev1.ServiceAccount{})
-	}, 30*time.Second, 50*time.Millisecond).Should(Succeed(), "ServiceAccount %s/default never appeared", name)
-	t.Logf("namespace %s ready (default ServiceAccount after %v)", name, time.Since(start).Round(time.Millisecond))
-	return name
-}
-
-// deleteNamespace deletes ns and waits up to namespaceGoneTimeout until it no longer exists; a
-// namespace stuck in Terminating fails the test (operator-framework/operator-sdk#1513).
-func deleteNamespace(t *testing.T, name string) {
-	t.Helper()
-	ctx := context.Background()
-	start := time.Now()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	if err := suite.k8s.Delete(ctx, ns); err != nil && !apierrors.IsNotFound(err) {
-		t.Errorf("failed to delete namespace %s: %v", name, err)
-		return
-	}
-	for {
-		err := suite.k8s.Get(ctx, client.ObjectKey{Name: name}, &corev1.Namespace{})
-		if apierrors.IsNotFound(err) {
-			t.Logf("namespace %s deleted in %v", name, time.Since(start).Round(time.Millisecond))
-			return
-		}
-		if time.Since(start) > namespaceGoneTimeout {
-			t.Errorf("namespace %s still exists %v after its deletion (last error %v)", name, namespaceGoneTimeout, err)
-			return
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	return utils.NewNamespace(t, suite.k8s, "e2e-"+prefix, map[string]string{e2eLabel: "true"}, namespaceGoneTimeout)
 }
 
 // expectHealthyOperator registers a check, run when t ends (after the namespaces are deleted), that
@@ -268,19 +224,6 @@ func liveNames(pods []corev1.Pod) []string {
 	return names
 }
 
-// podRunningReady reports whether p is Running with condition Ready=True.
-func podRunningReady(p *corev1.Pod) bool {
-	if p.Status.Phase != corev1.PodRunning {
-		return false
-	}
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
-}
-
 // checkCondition returns an error unless mc has condition condType with status want whose
 // observedGeneration is mc's metadata.generation.
 func checkCondition(mc *cachev1alpha1.Memcached, condType string, want metav1.ConditionStatus) error {
@@ -345,7 +288,7 @@ func converged(ctx context.Context, key client.ObjectKey, size int32) (*cachev1a
 		return mc, fmt.Errorf("%d live pods %v, want %d", len(live), live, size)
 	}
 	for i := range pods {
-		if slices.Contains(live, pods[i].Name) && !podRunningReady(&pods[i]) {
+		if slices.Contains(live, pods[i].Name) && !utils.PodRunningReady(&pods[i]) {
 			return mc, fmt.Errorf("pod %s is not Running and Ready (phase %s)", pods[i].Name, pods[i].Status.Phase)
 		}
 	}
@@ -562,51 +505,11 @@ func serviceAccountToken(t *testing.T, ns, name string) string {
 	return strings.TrimSpace(kubectl(t, "create", "token", name, "-n", ns, "--duration=1h"))
 }
 
-// bindMetricsReader binds ServiceAccount ns/name to the metrics-reader ClusterRole with a
-// ClusterRoleBinding (deleted when t ends) and waits until the API server authorizes the
-// ServiceAccount to GET /metrics, so the operator's first SubjectAccessReview is already allowed
-// (it caches denials for 30 s).
-func bindMetricsReader(t *testing.T, ns, name string) {
-	t.Helper()
-	ctx := testContext(t)
-	crb := &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-metrics-reader-", Labels: map[string]string{e2eLabel: "true"}},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: metricsReaderRole},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: name}},
-	}
-	if err := suite.k8s.Create(ctx, crb); err != nil {
-		t.Fatalf("failed to create ClusterRoleBinding to %s: %v", metricsReaderRole, err)
-	}
-	t.Cleanup(func() {
-		if err := suite.k8s.Delete(context.Background(), crb); err != nil && !apierrors.IsNotFound(err) {
-			t.Errorf("failed to delete ClusterRoleBinding %s: %v", crb.Name, err)
-		}
-	})
-	user := "system:serviceaccount:" + ns + ":" + name
-	NewWithT(t).Eventually(func() (bool, error) {
-		return canGetMetrics(ctx, user, ns)
-	}, 30*time.Second, poll).Should(BeTrue(), "%s is not allowed to GET /metrics after the binding", user)
-}
-
-// canGetMetrics asks the API server (SubjectAccessReview) whether the ServiceAccount user of
-// namespace ns may GET the /metrics non-resource URL.
-func canGetMetrics(ctx context.Context, user, ns string) (bool, error) {
-	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-		User:                  user,
-		Groups:                []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
-		NonResourceAttributes: &authorizationv1.NonResourceAttributes{Path: "/metrics", Verb: "get"},
-	}}
-	if err := suite.k8s.Create(ctx, sar); err != nil {
-		return false, err
-	}
-	return sar.Status.Allowed, nil
-}
-
 // scraperToken creates ServiceAccount ns/metrics-scraper bound to metrics-reader and returns a
 // token of it that the operator's metrics endpoint accepts.
 func scraperToken(t *testing.T, ns string) string {
 	t.Helper()
 	createServiceAccount(t, ns, "metrics-scraper")
-	bindMetricsReader(t, ns, "metrics-scraper")
+	utils.BindMetricsReader(t, suite.k8s, ns, "metrics-scraper", metricsReaderRole, map[string]string{e2eLabel: "true"})
 	return serviceAccountToken(t, ns, "metrics-scraper")
 }

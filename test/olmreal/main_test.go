@@ -33,36 +33,24 @@ package olmreal
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"text/tabwriter"
 	"time"
 
 	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	operatorsv2 "github.com/operator-framework/api/pkg/operators/v2"
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/test/utils"
 )
 
 var suite struct {
 	env       map[string]string
 	k8s       client.Client
 	artifacts string
-	phasesMu  sync.Mutex
-	phases    []phase
-}
-
-type phase struct {
-	name string
-	took time.Duration
+	phases    utils.Phases
 }
 
 func TestMain(m *testing.M) {
@@ -72,7 +60,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
-	printPhases(time.Since(start))
+	suite.phases.Print(os.Stdout, "olmreal: phase timings", time.Since(start))
 	fmt.Printf("olmreal: operator-sdk output in %s\n", suite.artifacts)
 	os.Exit(code)
 }
@@ -92,50 +80,10 @@ func setUp() error {
 		}
 	}
 	var err error
-	if suite.artifacts = os.Getenv("OLMREAL_ARTIFACTS"); suite.artifacts == "" {
-		if suite.artifacts, err = os.MkdirTemp("", "memcached-olmreal-"); err != nil {
-			return err
-		}
-	} else if suite.artifacts, err = filepath.Abs(suite.artifacts); err != nil {
-		return err
-	} else if err := os.MkdirAll(suite.artifacts, 0o755); err != nil {
+	if suite.artifacts, err = utils.ArtifactsDir("OLMREAL_ARTIFACTS", "memcached-olmreal"); err != nil {
 		return err
 	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", suite.env["KUBECONFIG"])
-	if err != nil {
-		return fmt.Errorf("failed to load KUBECONFIG: %w", err)
-	}
-	cfg.QPS, cfg.Burst = 100, 200
-	scheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(operatorsv1.AddToScheme(scheme))
-	utilruntime.Must(operatorsv1alpha1.AddToScheme(scheme))
-	utilruntime.Must(operatorsv2.AddToScheme(scheme))
-	utilruntime.Must(cachev1alpha1.AddToScheme(scheme))
-	if suite.k8s, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
-		return fmt.Errorf("failed to create client: %w", err)
-	}
-	return nil
-}
-
-// recordPhase logs how long the phase name took since start and keeps it for the summary.
-func recordPhase(t *testing.T, name string, start time.Time) {
-	t.Helper()
-	took := time.Since(start)
-	t.Logf("phase %q took %s", name, took.Round(time.Millisecond))
-	suite.phasesMu.Lock()
-	suite.phases = append(suite.phases, phase{name, took})
-	suite.phasesMu.Unlock()
-}
-
-func printPhases(total time.Duration) {
-	suite.phasesMu.Lock()
-	defer suite.phasesMu.Unlock()
-	fmt.Println("olmreal: phase timings")
-	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	for _, p := range suite.phases {
-		fmt.Fprintf(w, "  %s\t%s\n", p.name, p.took.Round(time.Millisecond))
-	}
-	fmt.Fprintf(w, "  suite total\t%s\n", total.Round(time.Millisecond))
-	w.Flush()
+	suite.k8s, err = utils.NewClient(suite.env["KUBECONFIG"], 100, operatorsv1.AddToScheme,
+		operatorsv1alpha1.AddToScheme, operatorsv2.AddToScheme, cachev1alpha1.AddToScheme)
+	return err
 }

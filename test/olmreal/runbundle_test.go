@@ -41,15 +41,14 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 	"github.com/example/memcached-operator/test/real/memcache"
+	"github.com/example/memcached-operator/test/utils"
 )
 
 const (
@@ -85,7 +84,7 @@ func TestRunBundleUpgradeCleanup(t *testing.T) {
 	g.Expect(out).To(ContainSubstring("error determining whether index"))
 	g.Expect(out).To(ContainSubstring(httpsIndexError))
 	t.Logf("run bundle --use-http fails as expected on the index image check: %q", httpsIndexError)
-	recordPhase(t, "run bundle --use-http (expected failure)", start)
+	suite.phases.Record(t, "run bundle --use-http (expected failure)", start)
 
 	// run bundle <previous>
 	start = time.Now()
@@ -94,7 +93,7 @@ func TestRunBundleUpgradeCleanup(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	waitCSVSucceeded(t, ns, prevCSV)
 	waitOperatorReady(t, ns, suite.env["OPERATOR_IMAGE_PREVIOUS"])
-	recordPhase(t, "run bundle "+prevCSV+" (CSV Succeeded, operator pod Ready)", start)
+	suite.phases.Record(t, "run bundle "+prevCSV+" (CSV Succeeded, operator pod Ready)", start)
 	pm := &metav1.PartialObjectMetadata{}
 	pm.SetGroupVersionKind(schemaPackageManifest)
 	g.Expect(suite.k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: packageName}, pm)).To(Succeed(),
@@ -108,7 +107,7 @@ func TestRunBundleUpgradeCleanup(t *testing.T) {
 		Spec: cachev1alpha1.MemcachedSpec{Size: memcachedSize}}
 	g.Expect(suite.k8s.Create(context.Background(), mc)).To(Succeed())
 	mc, pods := waitAvailable(t, key)
-	recordPhase(t, "Memcached Available (3 real pods)", start)
+	suite.phases.Record(t, "Memcached Available (3 real pods)", start)
 	start = time.Now()
 	startClientPod(t, ns)
 	servers := strings.Join(mc.Status.ServerList, ",")
@@ -116,7 +115,7 @@ func TestRunBundleUpgradeCleanup(t *testing.T) {
 	mustClient(t, ns, &set, "hashset", "-servers", servers, "-prefix", keyPrefix, "-n", "100")
 	g.Expect(set.Keys).To(HaveLen(100))
 	checkKeys(t, ns, servers, set)
-	recordPhase(t, "client pod up, 100 keys set and read on their servers", start)
+	suite.phases.Record(t, "client pod up, 100 keys set and read on their servers", start)
 	before := podIdentities(pods)
 
 	// run bundle-upgrade <head>
@@ -128,7 +127,7 @@ func TestRunBundleUpgradeCleanup(t *testing.T) {
 		return apierrors.IsNotFound(suite.k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: prevCSV}, &operatorsv1alpha1.ClusterServiceVersion{}))
 	}, 2*time.Minute, poll).Should(BeTrue(), "the previous CSV %s was not removed", prevCSV)
 	waitOperatorReady(t, ns, suite.env["OPERATOR_IMAGE_HEAD"])
-	recordPhase(t, "run bundle-upgrade "+headCSV+" (CSV Succeeded, old CSV gone, operator pod Ready)", start)
+	suite.phases.Record(t, "run bundle-upgrade "+headCSV+" (CSV Succeeded, old CSV gone, operator pod Ready)", start)
 
 	// The new operator reconciled the Memcached without touching its pods; the keys are served.
 	start = time.Now()
@@ -142,7 +141,7 @@ func TestRunBundleUpgradeCleanup(t *testing.T) {
 	}
 	g.Expect(strings.Join(mc.Status.ServerList, ",")).To(Equal(servers))
 	checkKeys(t, ns, servers, set)
-	recordPhase(t, "after the upgrade: same pods (names, UIDs, 0 restarts), 100 keys still on their servers", start)
+	suite.phases.Record(t, "after the upgrade: same pods (names, UIDs, 0 restarts), 100 keys still on their servers", start)
 
 	// cleanup. The Memcached goes first: `operator-sdk cleanup` deletes the CRD, and the garbage
 	// collector cannot delete the dependents (Deployment, Service, PDB, pods) of a custom resource
@@ -154,7 +153,7 @@ func TestRunBundleUpgradeCleanup(t *testing.T) {
 		err := suite.k8s.List(context.Background(), list, client.InNamespace(ns), client.MatchingLabels{"app.kubernetes.io/instance": memcachedName})
 		return len(list.Items), err
 	}, 2*time.Minute, poll).Should(BeZero(), "the memcached pods were not garbage-collected")
-	recordPhase(t, "Memcached deleted, its pods gone", start)
+	suite.phases.Record(t, "Memcached deleted, its pods gone", start)
 	start = time.Now()
 	_, err = operatorSDK(t, "cleanup", "cleanup", packageName, "-n", ns, "--timeout", "2m")
 	g.Expect(err).NotTo(HaveOccurred())
@@ -164,7 +163,7 @@ func TestRunBundleUpgradeCleanup(t *testing.T) {
 	g.Eventually(func() bool {
 		return apierrors.IsNotFound(suite.k8s.Get(context.Background(), client.ObjectKey{Name: "memcacheds.cache.example.com"}, crd))
 	}, time.Minute, poll).Should(BeTrue(), "cleanup did not remove the Memcached CRD")
-	recordPhase(t, "cleanup: no OLM object, operator, registry pod or ConfigMap left; CRD removed", start)
+	suite.phases.Record(t, "cleanup: no OLM object, operator, registry pod or ConfigMap left; CRD removed", start)
 	// OLM never deletes the cluster-scoped objects of a bundle (here its editor, viewer and
 	// metrics-reader ClusterRoles, labelled olm.owner=<CSV>) and operator-sdk cleanup does not either:
 	// name them, then delete them so that the next run starts from a clean cluster.
@@ -219,32 +218,16 @@ func tail(s string, n int) string {
 	return s
 }
 
-// newNamespace creates a namespace for the test and deletes it at the end. It enforces the baseline
-// Pod Security Standard (restricted as a warning): operator-sdk's registry pod sets no runAsNonRoot
-// and its init container no security context, which restricted refuses, with either
-// --security-context-config.
+// newNamespace creates a namespace for the test, deleted at the end (utils.NewNamespace). It
+// enforces the baseline Pod Security Standard (restricted as a warning): operator-sdk's registry pod
+// sets no runAsNonRoot and its init container no security context, which restricted refuses, with
+// either --security-context-config.
 func newNamespace(t *testing.T) string {
 	t.Helper()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "olmreal-", Labels: map[string]string{
+	return utils.NewNamespace(t, suite.k8s, "olmreal", map[string]string{
 		labelSuite:                           "true",
 		"pod-security.kubernetes.io/enforce": "baseline", "pod-security.kubernetes.io/warn": "restricted",
-	}}}
-	NewWithT(t).Expect(suite.k8s.Create(context.Background(), ns)).To(Succeed())
-	t.Cleanup(func() {
-		_ = suite.k8s.Delete(context.Background(), ns)
-		deadline := time.Now().Add(2 * time.Minute)
-		for time.Now().Before(deadline) {
-			if apierrors.IsNotFound(suite.k8s.Get(context.Background(), client.ObjectKeyFromObject(ns), &corev1.Namespace{})) {
-				return
-			}
-			time.Sleep(poll)
-		}
-		t.Errorf("namespace %s still exists 2m after its deletion", ns.Name)
-	})
-	NewWithT(t).Eventually(func() error {
-		return suite.k8s.Get(context.Background(), client.ObjectKey{Namespace: ns.Name, Name: "default"}, &corev1.ServiceAccount{})
-	}, 30*time.Second, 50*time.Millisecond).Should(Succeed())
-	return ns.Name
+	}, 2*time.Minute)
 }
 
 func waitCSVSucceeded(t *testing.T, ns, name string) {
@@ -273,24 +256,12 @@ func waitOperatorReady(t *testing.T, ns, image string) {
 		if p.Spec.Containers[0].Image != image {
 			return fmt.Errorf("operator pod %s runs %s, want %s", p.Name, p.Spec.Containers[0].Image, image)
 		}
-		if !podReady(&p) || p.DeletionTimestamp != nil {
+		if !utils.PodRunningReady(&p) || p.DeletionTimestamp != nil {
 			return fmt.Errorf("operator pod %s not Ready (phase %s)", p.Name, p.Status.Phase)
 		}
 		return nil
 	}, 3*time.Minute, poll).Should(Succeed())
 	t.Logf("operator pod Ready in %s, image %s", ns, image)
-}
-
-func podReady(p *corev1.Pod) bool {
-	if p.Status.Phase != corev1.PodRunning {
-		return false
-	}
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // operatorHasReconciled returns nil once the running operator's Deployment has observed its current
@@ -342,7 +313,7 @@ func waitAvailable(t *testing.T, key client.ObjectKey) (*cachev1alpha1.Memcached
 			return fmt.Errorf("%d pods, want %d", len(pods), memcachedSize)
 		}
 		for i := range pods {
-			if !podReady(&pods[i]) || pods[i].DeletionTimestamp != nil {
+			if !utils.PodRunningReady(&pods[i]) || pods[i].DeletionTimestamp != nil {
 				return fmt.Errorf("pod %s not Ready", pods[i].Name)
 			}
 		}
@@ -367,30 +338,12 @@ func podIdentities(pods []corev1.Pod) map[string]types.UID {
 // restricted profile and waits until it is Ready.
 func startClientPod(t *testing.T, ns string) {
 	t.Helper()
-	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: clientPod},
-		Spec: corev1.PodSpec{
-			AutomountServiceAccountToken:  ptr.To(false),
-			EnableServiceLinks:            ptr.To(false),
-			TerminationGracePeriodSeconds: ptr.To[int64](5),
-			SecurityContext: &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To[int64](65532),
-				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
-			Containers: []corev1.Container{{
-				Name: clientPod, Image: suite.env["MCCLIENT_IMAGE"], Command: []string{clientBinary}, Args: []string{"idle"},
-				Resources: corev1.ResourceRequirements{
-					Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: resource.MustParse("32Mi")},
-					Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi")},
-				},
-				SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false), ReadOnlyRootFilesystem: ptr.To(true),
-					Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}},
-			}},
-		},
-	}
+	pod := utils.ClientPod(ns, clientPod, suite.env["MCCLIENT_IMAGE"], clientBinary)
 	g := NewWithT(t)
 	g.Expect(suite.k8s.Create(context.Background(), pod)).To(Succeed())
 	g.Eventually(func() bool {
 		p := &corev1.Pod{}
-		return suite.k8s.Get(context.Background(), client.ObjectKeyFromObject(pod), p) == nil && podReady(p)
+		return suite.k8s.Get(context.Background(), client.ObjectKeyFromObject(pod), p) == nil && utils.PodRunningReady(p)
 	}, 2*time.Minute, poll).Should(BeTrue(), "client pod not Ready")
 }
 

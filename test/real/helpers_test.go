@@ -34,7 +34,6 @@ import (
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -42,6 +41,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/test/utils"
 )
 
 const (
@@ -103,54 +103,14 @@ func kubectl(t *testing.T, args ...string) string {
 }
 
 // newRestrictedNamespace creates a namespace named real-<prefix>-<random> that enforces the
-// restricted Pod Security Standard, waits until its default ServiceAccount exists (pods are refused
-// until then), and deletes it when the test ends, waiting until it is gone.
+// restricted Pod Security Standard (deleted when the test ends: utils.NewNamespace).
 func newRestrictedNamespace(t *testing.T, prefix string) string {
 	t.Helper()
-	ctx := context.Background()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
-		GenerateName: "real-" + prefix + "-",
-		Labels: map[string]string{
-			realLabel:                                    "true",
-			"pod-security.kubernetes.io/enforce":         "restricted",
-			"pod-security.kubernetes.io/enforce-version": "latest",
-		},
-	}}
-	if err := suite.k8s.Create(ctx, ns); err != nil {
-		t.Fatalf("failed to create namespace: %v", err)
-	}
-	name := ns.Name
-	t.Cleanup(func() { deleteNamespace(t, name) })
-	NewWithT(t).Eventually(func() error {
-		return suite.k8s.Get(ctx, client.ObjectKey{Namespace: name, Name: "default"}, &corev1.ServiceAccount{})
-	}, 30*time.Second, 50*time.Millisecond).Should(Succeed(), "ServiceAccount %s/default never appeared", name)
-	return name
-}
-
-// deleteNamespace deletes ns and waits up to namespaceGoneTimeout until it no longer exists.
-func deleteNamespace(t *testing.T, name string) {
-	t.Helper()
-	ctx := context.Background()
-	start := time.Now()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	if err := suite.k8s.Delete(ctx, ns); err != nil && !apierrors.IsNotFound(err) {
-		t.Errorf("failed to delete namespace %s: %v", name, err)
-		return
-	}
-	for {
-		err := suite.k8s.Get(ctx, client.ObjectKey{Name: name}, &corev1.Namespace{})
-		if apierrors.IsNotFound(err) {
-			t.Logf("namespace %s deleted in %s", name, ms(time.Since(start)))
-			return
-		}
-		if time.Since(start) > namespaceGoneTimeout {
-			pods := &corev1.PodList{}
-			_ = suite.k8s.List(ctx, pods, client.InNamespace(name))
-			t.Errorf("namespace %s still exists %v after its deletion (last error %v); pods left: %v", name, namespaceGoneTimeout, err, podNames(pods.Items))
-			return
-		}
-		time.Sleep(poll)
-	}
+	return utils.NewNamespace(t, suite.k8s, "real-"+prefix, map[string]string{
+		realLabel:                                    "true",
+		"pod-security.kubernetes.io/enforce":         "restricted",
+		"pod-security.kubernetes.io/enforce-version": "latest",
+	}, namespaceGoneTimeout)
 }
 
 // startClientPod runs the client program (MCCLIENT_IMAGE) as pod mcclient in ns under the
@@ -160,35 +120,7 @@ func startClientPod(t *testing.T, ns string) {
 	t.Helper()
 	ctx := testContext(t)
 	start := time.Now()
-	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: clientPod, Labels: map[string]string{"app.kubernetes.io/name": clientPod}},
-		Spec: corev1.PodSpec{
-			AutomountServiceAccountToken:  ptr.To(false),
-			EnableServiceLinks:            ptr.To(false),
-			TerminationGracePeriodSeconds: ptr.To[int64](5),
-			SecurityContext: &corev1.PodSecurityContext{
-				RunAsNonRoot:   ptr.To(true),
-				RunAsUser:      ptr.To[int64](65532),
-				RunAsGroup:     ptr.To[int64](65532),
-				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-			},
-			Containers: []corev1.Container{{
-				Name:    clientPod,
-				Image:   suite.clientImage,
-				Command: []string{clientBinary},
-				Args:    []string{"idle"},
-				Resources: corev1.ResourceRequirements{
-					Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: resource.MustParse("32Mi")},
-					Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi")},
-				},
-				SecurityContext: &corev1.SecurityContext{
-					AllowPrivilegeEscalation: ptr.To(false),
-					ReadOnlyRootFilesystem:   ptr.To(true),
-					Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-				},
-			}},
-		},
-	}
+	pod := utils.ClientPod(ns, clientPod, suite.clientImage, clientBinary)
 	if err := suite.k8s.Create(ctx, pod); err != nil {
 		t.Fatalf("failed to create the client pod %s/%s: %v", ns, clientPod, err)
 	}
@@ -197,12 +129,12 @@ func startClientPod(t *testing.T, ns string) {
 		if err := suite.k8s.Get(ctx, client.ObjectKeyFromObject(pod), p); err != nil {
 			return err
 		}
-		if !podRunningReady(p) {
+		if !utils.PodRunningReady(p) {
 			return fmt.Errorf("client pod not Running and Ready: %s", podState(p))
 		}
 		return nil
 	}, podStartTimeout, poll).Should(Succeed())
-	t.Logf("client pod %s/%s Running and Ready in %s", ns, clientPod, ms(time.Since(start)))
+	t.Logf("client pod %s/%s Running and Ready in %s", ns, clientPod, utils.Ms(time.Since(start)))
 }
 
 // clientRun runs `mcclient <args>` in the client pod of ns (kubectl exec; stdin, when not empty,
@@ -272,12 +204,6 @@ func podReadyCondition(p *corev1.Pod) *corev1.PodCondition {
 		}
 	}
 	return nil
-}
-
-// podRunningReady reports whether p is Running with condition Ready=True.
-func podRunningReady(p *corev1.Pod) bool {
-	c := podReadyCondition(p)
-	return p.Status.Phase == corev1.PodRunning && c != nil && c.Status == corev1.ConditionTrue
 }
 
 // podState is a one-line description of p for failure messages.
@@ -430,7 +356,7 @@ func converged(ctx context.Context, key client.ObjectKey, size, maxMB int32) (*c
 		return fail("%d live pods, want %d", len(lp), size)
 	}
 	for i := range lp {
-		if !podRunningReady(&lp[i]) || !ofTemplate(&lp[i], maxMB) {
+		if !utils.PodRunningReady(&lp[i]) || !ofTemplate(&lp[i], maxMB) {
 			return fail("pod %s is not Running and Ready with -m %d", lp[i].Name, maxMB)
 		}
 	}

@@ -44,18 +44,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"text/tabwriter"
 	"time"
 
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/test/utils"
 )
 
 const (
@@ -80,14 +75,8 @@ var suite struct {
 	artifacts                   string
 	k8s                         client.WithWatch
 	logs                        *managerLogs
-	phasesMu                    sync.Mutex
-	phases                      []phase
-}
-
-// phase is a timed step of the suite, reported at the end for the README's figures.
-type phase struct {
-	name string
-	took time.Duration
+	// phases are the timed steps of the suite, reported at the end for the README's figures.
+	phases utils.Phases
 }
 
 // TestMain checks the environment, starts following the manager's logs, runs the tests and prints
@@ -104,7 +93,7 @@ func runSuite(m *testing.M) int {
 	}
 	code := m.Run()
 	suite.logs.stop()
-	printPhases(time.Since(start))
+	suite.phases.Print(os.Stdout, "real: phase timings", time.Since(start))
 	fmt.Printf("real: manager logs in %s\n", suite.artifacts)
 	return code
 }
@@ -133,56 +122,16 @@ func setUp() error {
 	if suite.operatorNS = os.Getenv("OPERATOR_NAMESPACE"); suite.operatorNS == "" {
 		suite.operatorNS = defaultOperatorNamespace
 	}
-	if suite.artifacts = os.Getenv("REAL_ARTIFACTS"); suite.artifacts == "" {
-		if suite.artifacts, err = os.MkdirTemp("", "memcached-operator-real-"); err != nil {
-			return err
-		}
-	} else if err := os.MkdirAll(suite.artifacts, 0o755); err != nil {
+	if suite.artifacts, err = utils.ArtifactsDir("REAL_ARTIFACTS", "memcached-operator-real"); err != nil {
 		return err
 	}
 
-	cfg, err := clientcmd.BuildConfigFromFlags("", suite.kubeconfig)
-	if err != nil {
-		return fmt.Errorf("failed to load KUBECONFIG %s: %w", suite.kubeconfig, err)
-	}
 	// The watchers poll every 200 ms: the client-go default of 5 QPS would throttle them.
-	cfg.QPS, cfg.Burst = 200, 400
-	cfg.Timeout = 30 * time.Second
-	scheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(cachev1alpha1.AddToScheme(scheme))
-	if suite.k8s, err = client.NewWithWatch(cfg, client.Options{Scheme: scheme}); err != nil {
-		return fmt.Errorf("failed to create client: %w", err)
+	if suite.k8s, err = utils.NewClient(suite.kubeconfig, 200, cachev1alpha1.AddToScheme); err != nil {
+		return err
 	}
 	suite.logs = followManagerLogs(suite.operatorNS, suite.artifacts)
 	fmt.Printf("real: operator namespace %s, memcached image %s, client image %s, artifacts %s\n",
 		suite.operatorNS, suite.memcachedImage, suite.clientImage, suite.artifacts)
 	return nil
 }
-
-// recordPhase logs how long the phase name took since start and keeps it for the summary.
-func recordPhase(t *testing.T, name string, start time.Time) time.Duration {
-	t.Helper()
-	took := time.Since(start)
-	t.Logf("phase %q took %s", name, ms(took))
-	suite.phasesMu.Lock()
-	suite.phases = append(suite.phases, phase{name: name, took: took})
-	suite.phasesMu.Unlock()
-	return took
-}
-
-// printPhases prints the phase timings as a table.
-func printPhases(total time.Duration) {
-	suite.phasesMu.Lock()
-	defer suite.phasesMu.Unlock()
-	fmt.Println("real: phase timings")
-	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	for _, p := range suite.phases {
-		fmt.Fprintf(w, "  %s\t%s\n", p.name, ms(p.took))
-	}
-	fmt.Fprintf(w, "  %s\t%s\n", "suite total", ms(total))
-	w.Flush()
-}
-
-// ms formats d rounded to milliseconds.
-func ms(d time.Duration) string { return d.Round(time.Millisecond).String() }

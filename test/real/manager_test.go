@@ -31,6 +31,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/example/memcached-operator/test/utils"
 )
 
 // managerUID is the uid of the manager image (Dockerfile: USER 65532:65532, distroless nonroot).
@@ -95,7 +97,7 @@ func TestManagerRunsAsShipped(t *testing.T) {
 	if bad := suite.logs.since(0, badLogLine, benignLogLine); len(bad) > 0 {
 		t.Errorf("the manager logged %d line(s) matching %q:\n%s", len(bad), badLogLine, strings.Join(bad, "\n"))
 	}
-	recordPhase(t, "manager checks (pod, probes, kernel view, lease, log)", start)
+	suite.phases.Record(t, "manager checks (pod, probes, kernel view, lease, log)", start)
 }
 
 // waitManagerReady waits until the manager Deployment is available with exactly one live pod,
@@ -114,7 +116,7 @@ func waitManagerReady(t *testing.T, notName string) *corev1.Pod {
 			return err
 		}
 		lp := live(pods.Items)
-		if len(lp) != 1 || lp[0].Name == notName || !podRunningReady(&lp[0]) {
+		if len(lp) != 1 || lp[0].Name == notName || !utils.PodRunningReady(&lp[0]) {
 			return fmt.Errorf("want one Running and Ready manager pod (not %q); pods:\n%s", notName, podsState(pods.Items))
 		}
 		if dep.Status.AvailableReplicas != ptr.Deref(dep.Spec.Replicas, 1) || dep.Status.UpdatedReplicas != dep.Status.AvailableReplicas {

@@ -19,7 +19,6 @@ limitations under the License.
 package real
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -28,16 +27,14 @@ import (
 
 	. "github.com/onsi/gomega"
 	authenticationv1 "k8s.io/api/authentication/v1"
-	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 	"github.com/example/memcached-operator/test/real/memcache"
+	"github.com/example/memcached-operator/test/utils"
 )
 
 // TestMetricsThroughService scrapes the operator's metrics the way Prometheus in the cluster would:
@@ -65,7 +62,7 @@ func TestMetricsThroughService(t *testing.T) {
 	for _, sa := range []string{"scraper", "unbound"} {
 		g.Expect(suite.k8s.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sa}})).To(Succeed())
 	}
-	bindMetricsReader(t, ns, "scraper")
+	utils.BindMetricsReader(t, suite.k8s, ns, "scraper", metricsReaderRole, map[string]string{realLabel: "true"})
 	scraper, unbound := tokenOf(t, ns, "scraper"), tokenOf(t, ns, "unbound")
 
 	scrape := func(token string) memcache.HTTPSReport {
@@ -93,7 +90,7 @@ func TestMetricsThroughService(t *testing.T) {
 	r = scrape(unbound)
 	g.Expect(r.Status).To(Equal(http.StatusForbidden), "ServiceAccount without binding: %.300s", r.Body)
 	t.Logf("token of %s/unbound (no binding): HTTP %d", ns, r.Status)
-	recordPhase(t, "metrics through the Service from a pod (200/401/403)", start)
+	suite.phases.Record(t, "metrics through the Service from a pod (200/401/403)", start)
 }
 
 // tokenOf returns a one-hour token of ServiceAccount ns/name from the TokenRequest API.
@@ -108,39 +105,6 @@ func tokenOf(t *testing.T, ns, name string) string {
 		t.Fatalf("TokenRequest for %s/%s returned no token", ns, name)
 	}
 	return tr.Status.Token
-}
-
-// bindMetricsReader binds ServiceAccount ns/name to the metrics-reader ClusterRole (deleted when t
-// ends) and waits until the API server authorizes it to GET /metrics, so the operator's first
-// SubjectAccessReview for it is already allowed.
-func bindMetricsReader(t *testing.T, ns, name string) {
-	t.Helper()
-	ctx := testContext(t)
-	crb := &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{GenerateName: "real-metrics-reader-", Labels: map[string]string{realLabel: "true"}},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: metricsReaderRole},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: name}},
-	}
-	if err := suite.k8s.Create(ctx, crb); err != nil {
-		t.Fatalf("failed to create a ClusterRoleBinding to %s: %v", metricsReaderRole, err)
-	}
-	t.Cleanup(func() {
-		if err := suite.k8s.Delete(context.Background(), crb); err != nil && !apierrors.IsNotFound(err) {
-			t.Errorf("failed to delete ClusterRoleBinding %s: %v", crb.Name, err)
-		}
-	})
-	user := "system:serviceaccount:" + ns + ":" + name
-	NewWithT(t).Eventually(func() (bool, error) {
-		sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-			User:                  user,
-			Groups:                []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
-			NonResourceAttributes: &authorizationv1.NonResourceAttributes{Path: "/metrics", Verb: "get"},
-		}}
-		if err := suite.k8s.Create(ctx, sar); err != nil {
-			return false, err
-		}
-		return sar.Status.Allowed, nil
-	}, 30*time.Second, poll).Should(BeTrue(), "%s is not allowed to GET /metrics after the binding", user)
 }
 
 // hasSample reports whether the Prometheus text body has a sample of metric with every label of

@@ -41,6 +41,7 @@ import (
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 	"github.com/example/memcached-operator/test/real/memcache"
+	"github.com/example/memcached-operator/test/utils"
 )
 
 // memcachedUID is the uid and gid the operator runs memcached as (and the image's memcache user).
@@ -93,7 +94,7 @@ func sampleBecomesAvailable(t *testing.T, key client.ObjectKey, watcher *availab
 	g.Expect(mc.Spec.Size).To(Equal(int32(3)), "the shipped sample has 3 servers")
 	size, maxMB := mc.Spec.Size, mc.Spec.Memcached.MaxMemoryMB
 	mc, pods := waitConverged(t, key, size, maxMB, 2*podStartTimeout)
-	recordPhase(t, "sample applied -> 3 real pods Ready, Available", start)
+	suite.phases.Record(t, "sample applied -> 3 real pods Ready, Available", start)
 
 	// Available only after every pod passed its readiness probe.
 	avail := meta.FindStatusCondition(mc.Status.Conditions, cachev1alpha1.ConditionAvailable)
@@ -109,7 +110,7 @@ func sampleBecomesAvailable(t *testing.T, key client.ObjectKey, watcher *availab
 		return ok
 	}, 5*time.Second, poll).Should(BeTrue(), "the watcher never judged Available=True at generation %d", mc.Generation)
 	t.Logf("Available=True at %s (first seen by the watcher %s after the apply); pods Ready at %v",
-		avail.LastTransitionTime.Format(time.TimeOnly), ms(first.Sub(start)), readyTimes(pods))
+		avail.LastTransitionTime.Format(time.TimeOnly), utils.Ms(first.Sub(start)), readyTimes(pods))
 
 	limit := defaultMemoryLimit(maxMB)
 	servers := map[string]server{}
@@ -260,7 +261,7 @@ func clientReachesEveryServer(t *testing.T, key client.ObjectKey, servers map[st
 	t.Logf("headless Service %s resolves to %v; 100 keys set then read back through it (connection to %s)", svc.Addr, svc.Resolved, svc.RemoteAddr)
 
 	owners := placeKeys(t, ns, "k3", entries)
-	recordPhase(t, "client pod: DNS, protocol, 100 keys via the Service, 100 placed keys", start)
+	suite.phases.Record(t, "client pod: DNS, protocol, 100 keys via the Service, 100 placed keys", start)
 	return owners
 }
 
@@ -318,7 +319,7 @@ func scaleUpKeepsKeys(t *testing.T, key client.ObjectKey, before map[string]serv
 	g := NewWithT(t)
 	kubectl(t, "scale", "memcached/"+key.Name, "-n", key.Namespace, "--replicas=5")
 	mc, pods := waitConverged(t, key, 5, maxMB, 2*podStartTimeout)
-	recordPhase(t, "scale 3 -> 5 (kubectl scale): Available at 5", start)
+	suite.phases.Record(t, "scale 3 -> 5 (kubectl scale): Available at 5", start)
 
 	checkSameServers(t, pods, before)
 	for entry := range before {
@@ -346,7 +347,7 @@ func scaleDownKeepsKeys(t *testing.T, key client.ObjectKey, before map[string]se
 	g := NewWithT(t)
 	kubectl(t, "scale", "memcached/"+key.Name, "-n", key.Namespace, "--replicas=2")
 	mc, pods := waitConverged(t, key, 2, maxMB, 2*podStartTimeout)
-	recordPhase(t, "scale 5 -> 2 (kubectl scale): Available at 2", start)
+	suite.phases.Record(t, "scale 5 -> 2 (kubectl scale): Available at 2", start)
 
 	for i := range pods {
 		g.Expect(before).To(HaveKey(entryOf(mc, &pods[i])), "survivor %s must be one of the 5 servers", pods[i].Name)
@@ -418,7 +419,7 @@ func rolloutSurvivesManagerKill(t *testing.T, key client.ObjectKey, size, newMB 
 				lp := live(pods)
 				ready, old := 0, 0
 				for i := range lp {
-					if podRunningReady(&lp[i]) {
+					if utils.PodRunningReady(&lp[i]) {
 						ready++
 					}
 					switch {
@@ -472,7 +473,7 @@ func rolloutSurvivesManagerKill(t *testing.T, key client.ObjectKey, size, newMB 
 	}, 60*time.Second, 100*time.Millisecond).Should(Succeed(), "the rollout did not start")
 	killedAt := time.Now()
 	g.Expect(suite.k8s.Delete(ctx, oldManager, client.GracePeriodSeconds(0))).To(Succeed())
-	t.Logf("rollout started %s after the patch; manager pod %s killed (grace period 0)", ms(killedAt.Sub(start)), oldManager.Name)
+	t.Logf("rollout started %s after the patch; manager pod %s killed (grace period 0)", utils.Ms(killedAt.Sub(start)), oldManager.Name)
 
 	// The Lease changes hands first (the killed manager releases it on SIGTERM); the replacement
 	// pod is Ready only later, after its readiness probe's initial delay.
@@ -492,14 +493,14 @@ func rolloutSurvivesManagerKill(t *testing.T, key client.ObjectKey, size, newMB 
 	newManager := waitManagerReady(t, oldManager.Name)
 	g.Expect(leaseHolder(l)).To(HavePrefix(newManager.Name+"_"), "the Lease must be held by the replacement pod")
 	t.Logf("replacement manager %s took the Lease %s after the kill (lease transitions %d -> %d), Ready %s after the kill",
-		newManager.Name, ms(tookOver.Sub(killedAt)), transitions, ptr.Deref(l.Spec.LeaseTransitions, 0), ms(time.Since(killedAt)))
+		newManager.Name, utils.Ms(tookOver.Sub(killedAt)), transitions, ptr.Deref(l.Spec.LeaseTransitions, 0), utils.Ms(time.Since(killedAt)))
 
 	mc, pods := waitConverged(t, key, size, newMB, 3*podStartTimeout)
 	stopObserver()
-	recordPhase(t, "rollout (maxMemoryMB, minReadySeconds 5) with the manager killed", start)
+	suite.phases.Record(t, "rollout (maxMemoryMB, minReadySeconds 5) with the manager killed", start)
 
 	g.Expect(obs.oldGoneAt.IsZero() || obs.oldGoneAt.After(tookOver)).To(BeTrue(),
-		"the last old pod was gone %s before the replacement took the Lease: the takeover was not mid-rollout", ms(tookOver.Sub(obs.oldGoneAt)))
+		"the last old pod was gone %s before the replacement took the Lease: the takeover was not mid-rollout", utils.Ms(tookOver.Sub(obs.oldGoneAt)))
 	// One by one: at most one surge pod, never fewer than size ready pods, and each new pod
 	// created only after the previous one had been ready for minReadySeconds.
 	g.Expect(obs.maxLive).To(BeNumerically("<=", size+1), "more than one surge pod at a time")

@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/test/utils"
 )
 
 // availabilityWatcher polls a Memcached every 200 ms for as long as a test runs and records every
@@ -170,7 +171,7 @@ func (w *availabilityWatcher) sample(ctx context.Context) {
 	ready := 0
 	for i := range pods {
 		p := &pods[i]
-		if p.DeletionTimestamp == nil && podRunningReady(p) && ofTemplate(p, b.Spec.Memcached.MaxMemoryMB) {
+		if p.DeletionTimestamp == nil && utils.PodRunningReady(p) && ofTemplate(p, b.Spec.Memcached.MaxMemoryMB) {
 			ready++
 		}
 	}
