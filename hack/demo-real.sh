@@ -90,7 +90,10 @@ k apply -n "$NS" -f "$root/config/samples/cache_v1alpha1_memcached.yaml"
 step "Waiting until memcached-sample is Available (its 3 pods pass their TCP readiness probes)"
 until_ok 180 "memcached-sample Available with 3 ready pods" available 3
 k get memcached,pods -n "$NS" -o wide
-k get pods -n "$NS" -l app.kubernetes.io/instance=memcached-sample -o jsonpath='{range .items[*]}  {.metadata.name}: uid {.spec.securityContext.runAsUser}, readOnlyRootFilesystem {.spec.containers[0].securityContext.readOnlyRootFilesystem}, memory limit {.spec.containers[0].resources.limits.memory}, args {.spec.containers[0].args}{"\n"}{end}'
+pod_facts='{range .items[*]}  {.metadata.name}: uid {.spec.securityContext.runAsUser}'
+pod_facts+=', readOnlyRootFilesystem {.spec.containers[0].securityContext.readOnlyRootFilesystem}'
+pod_facts+=', memory limit {.spec.containers[0].resources.limits.memory}, args {.spec.containers[0].args}{"\n"}{end}'
+k get pods -n "$NS" -l app.kubernetes.io/instance=memcached-sample -o jsonpath="$pod_facts"
 
 step "A client pod (restricted profile) resolves and queries every server of status.serverList"
 k apply -n "$NS" -f - >/dev/null <<YAML
