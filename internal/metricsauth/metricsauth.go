@@ -30,14 +30,15 @@ import (
 	"crypto/sha256"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/cache"
 	authenticationv1client "k8s.io/client-go/kubernetes/typed/authentication/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 )
@@ -46,7 +47,7 @@ const (
 	// cacheTTL is how long a TokenReview's answer is reused: controller-runtime's authenticator
 	// caches for the same time.
 	cacheTTL = time.Minute
-	// maxCacheEntries bounds the cache; when it is full, expired entries are dropped, then all.
+	// maxCacheEntries bounds the cache; when it is full, the least recently used answer goes.
 	maxCacheEntries = 1024
 	// reviewTimeout bounds one TokenReview.
 	reviewTimeout = 10 * time.Second
@@ -76,7 +77,7 @@ func WithAuthenticationAndAuthorization(config *rest.Config, httpClient *http.Cl
 // authenticates, and tokens whose review failed (inner reviews them again and answers 500 if the
 // API server really fails).
 func Filter(reviews TokenReviewer, inner metricsserver.Filter) metricsserver.Filter {
-	c := &reviewCache{reviews: reviews, entries: map[[sha256.Size]byte]cacheEntry{}, now: time.Now}
+	c := newReviewCache(reviews, clock.RealClock{})
 	return func(log logr.Logger, handler http.Handler) (http.Handler, error) {
 		next, err := inner(log, handler)
 		if err != nil {
@@ -107,31 +108,25 @@ func bearerToken(req *http.Request) (string, bool) {
 	return token, token != ""
 }
 
-// cacheEntry is a TokenReview's answer and when it expires.
-type cacheEntry struct {
-	authenticated bool
-	expires       time.Time
-}
-
-// reviewCache reviews tokens and remembers the answers for cacheTTL, keyed by the token's SHA-256.
+// reviewCache reviews tokens and remembers the answers for cacheTTL, keyed by the token's SHA-256,
+// in apimachinery's bounded LRU cache with expiry (at most maxCacheEntries answers).
 type reviewCache struct {
 	reviews TokenReviewer
-	now     func() time.Time
+	answers *cache.LRUExpireCache
+}
 
-	mu      sync.Mutex
-	entries map[[sha256.Size]byte]cacheEntry
+// newReviewCache returns a reviewCache whose entries expire by clock.
+func newReviewCache(reviews TokenReviewer, clock cache.Clock) *reviewCache {
+	return &reviewCache{reviews: reviews, answers: cache.NewLRUExpireCacheWithClock(maxCacheEntries, clock)}
 }
 
 // authenticated reports whether the API server authenticates token (TokenReview with the API
-// server's default audiences, as controller-runtime's authenticator sends it).
+// server's default audiences, as controller-runtime's authenticator sends it). A failed review is
+// returned as an error and not cached.
 func (c *reviewCache) authenticated(ctx context.Context, token string) (bool, error) {
 	key := sha256.Sum256([]byte(token))
-	now := c.now()
-	c.mu.Lock()
-	e, ok := c.entries[key]
-	c.mu.Unlock()
-	if ok && now.Before(e.expires) {
-		return e.authenticated, nil
+	if answer, ok := c.answers.Get(key); ok {
+		return answer.(bool), nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, reviewTimeout)
 	defer cancel()
@@ -139,18 +134,6 @@ func (c *reviewCache) authenticated(ctx context.Context, token string) (bool, er
 	if err != nil {
 		return false, err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.entries) >= maxCacheEntries {
-		for k, v := range c.entries {
-			if !now.Before(v.expires) {
-				delete(c.entries, k)
-			}
-		}
-		if len(c.entries) >= maxCacheEntries {
-			clear(c.entries)
-		}
-	}
-	c.entries[key] = cacheEntry{authenticated: review.Status.Authenticated, expires: now.Add(cacheTTL)}
+	c.answers.Add(key, review.Status.Authenticated, cacheTTL)
 	return review.Status.Authenticated, nil
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/go-logr/logr"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
 )
 
 // fakeReviewer authenticates the tokens in valid, fails for "broken", and counts its calls.
@@ -92,8 +93,8 @@ func TestFilter(t *testing.T) {
 
 func TestReviewCache(t *testing.T) {
 	reviewer := &fakeReviewer{valid: map[string]bool{"good": true}}
-	now := time.Unix(1000, 0)
-	c := &reviewCache{reviews: reviewer, entries: map[[32]byte]cacheEntry{}, now: func() time.Time { return now }}
+	clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
+	c := newReviewCache(reviewer, clk)
 	ctx := context.Background()
 	for _, step := range []struct {
 		token     string
@@ -109,7 +110,7 @@ func TestReviewCache(t *testing.T) {
 		{token: "broken", wantAuth: false, wantCalls: 4},
 		{token: "broken", wantAuth: false, wantCalls: 5}, // failures are not cached
 	} {
-		now = now.Add(step.advance)
+		clk.Step(step.advance)
 		got, err := c.authenticated(ctx, step.token)
 		if (err != nil) != (step.token == "broken") {
 			t.Errorf("%s: error %v", step.token, err)
@@ -119,13 +120,13 @@ func TestReviewCache(t *testing.T) {
 		}
 	}
 
-	// A full cache drops what expired, then everything, but never grows past its bound.
+	// A full cache never grows past its bound.
 	for i := range maxCacheEntries + 10 {
 		if _, err := c.authenticated(ctx, "t"+string(rune('a'+i%26))+time.Duration(i).String()); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if len(c.entries) > maxCacheEntries {
-		t.Errorf("cache holds %d entries, bound %d", len(c.entries), maxCacheEntries)
+	if n := len(c.answers.Keys()); n > maxCacheEntries {
+		t.Errorf("cache holds %d entries, bound %d", n, maxCacheEntries)
 	}
 }
