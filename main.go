@@ -19,6 +19,7 @@ limitations under the License.
 package main
 
 import (
+	"context"
 	"crypto/tls"
 	"flag"
 	"fmt"
@@ -40,6 +41,7 @@ import (
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 	"github.com/example/memcached-operator/controllers"
+	"github.com/example/memcached-operator/internal/logging"
 	"github.com/example/memcached-operator/internal/metricsauth"
 )
 
@@ -75,20 +77,23 @@ func main() {
 	opts := zap.Options{Development: false}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
-	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
+	// Cancelled when SIGTERM or SIGINT arrives; the manager stops with it.
+	stopping := ctrl.SetupSignalHandler()
+	ctrl.SetLogger(logging.QuietOnShutdown(zap.New(zap.UseFlagOptions(&opts)), stopping))
 
 	if err := s.check(os.Getenv); err != nil {
 		setupLog.Error(err, "Invalid configuration: the operator did not start and changed nothing")
 		os.Exit(1)
 	}
-	if err := run(s); err != nil {
+	if err := run(stopping, s); err != nil {
 		setupLog.Error(err, "Operator stopped")
 		os.Exit(1)
 	}
 }
 
-// run starts the manager with settings s (checked by settings.check) and blocks until it stops.
-func run(s settings) error {
+// run starts the manager with settings s (checked by settings.check) and blocks until ctx is
+// cancelled and the manager has stopped.
+func run(ctx context.Context, s settings) error {
 	if len(s.namespaces) == 0 {
 		setupLog.Info("Watching all namespaces")
 	} else {
@@ -144,7 +149,7 @@ func run(s settings) error {
 	}
 
 	setupLog.Info("Starting manager", "defaultImage", s.defaultImage)
-	return mgr.Start(ctrl.SetupSignalHandler())
+	return mgr.Start(ctx)
 }
 
 // setupUpgradeable registers the Upgradeable controller when OLM gave the operator an
