@@ -3,7 +3,7 @@
 # skip tools already built at the pinned version (hack/build-tool.sh).
 
 # VERSION is the operator version of the bundle and the image tags.
-VERSION ?= 0.2.2
+VERSION ?= 0.2.3
 # IMAGE_TAG_BASE is the image repository of the operator and its bundle/catalog images.
 IMAGE_TAG_BASE ?= registry.example.com/memcached-operator
 IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)

@@ -326,6 +326,16 @@ func projectCatalog(t *testing.T) *declcfg.DeclarativeConfig {
 	return cfg
 }
 
+// channelEntries returns the entries of channel name in cfg, in the catalog's order.
+func channelEntries(t *testing.T, cfg *declcfg.DeclarativeConfig, name string) []declcfg.ChannelEntry {
+	t.Helper()
+	i := slices.IndexFunc(cfg.Channels, func(c declcfg.Channel) bool { return c.Name == name })
+	if i < 0 {
+		t.Fatalf("no channel %s in the project catalog", name)
+	}
+	return cfg.Channels[i].Entries
+}
+
 // rewriteObjects passes each object of b (its olm.bundle.object properties) to edit and stores
 // the result, as `opm render` would have written it.
 func rewriteObjects(t *testing.T, b *declcfg.Bundle, edit func(obj map[string]any)) {
@@ -403,8 +413,15 @@ func TestProjectCatalogSelectorChange(t *testing.T) {
 		}
 		got[p.Channel] = append(got[p.Channel], p.Bundles[1])
 	}
-	want := []string{"memcached-operator.v0.2.0", "memcached-operator.v0.2.1", "memcached-operator.v0.2.2"}
 	for _, ch := range []string{"candidate", "fast", "stable"} {
+		// Every later release of the channel, in the channel's order: each offers an upgrade
+		// from 0.1.0 (its replaces chain or skipRange).
+		var want []string
+		for _, e := range channelEntries(t, cfg, ch) {
+			if e.Name != old.Name {
+				want = append(want, e.Name)
+			}
+		}
 		if !slices.Equal(got[ch], want) {
 			t.Errorf("channel %s: refused edges from 0.1.0 to %v, want %v", ch, got[ch], want)
 		}
@@ -459,8 +476,10 @@ func TestProjectCatalogReleaseDropsStoredCRDVersion(t *testing.T) {
 		refused[p.Channel]++
 	}
 	for _, ch := range []string{"candidate", "fast", "stable"} {
-		if refused[ch] != 4 { // from 0.1.0, 0.2.0, 0.2.1 (skipRange) and 0.2.2 (replaces, skipRange)
-			t.Errorf("channel %s: %d edges into 0.3.0 refused, want 4", ch, refused[ch])
+		// One edge from each release of the channel: the older ones by skipRange, the head by
+		// replaces and skipRange.
+		if want := len(channelEntries(t, projectCatalog(t), ch)); refused[ch] != want {
+			t.Errorf("channel %s: %d edges into 0.3.0 refused, want %d", ch, refused[ch], want)
 		}
 	}
 	if p := release(v1beta1KeepsAlpha); len(p) > 0 {

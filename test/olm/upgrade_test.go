@@ -69,7 +69,7 @@ func upgradeable(g Gomega, ns, csv string) *metav1.Condition {
 // Upgrade by a channel bump: 0.1.0 is installed from a catalog whose stable head is 0.1.0; then the
 // served catalog's stable head moves to the current release (headVersion, reachable from 0.1.0
 // through its skipRange). While a Memcached is mid-rollout the 0.1.0 operator
-// reports Upgradeable=False and OLM holds the upgrade; once it clears, OLM installs 0.2.0, removes
+// reports Upgradeable=False and OLM holds the upgrade; once it clears, OLM installs the head, removes
 // 0.1.0, the runner runs the new binary, memcached pods are not restarted (no release since 0.1.0
 // changes their template) and the Memcacheds stay Available throughout.
 func TestUpgradeByChannelBump(t *testing.T) {
@@ -158,7 +158,7 @@ func TestUpgradeByChannelBump(t *testing.T) {
 		}
 	}()
 
-	// The stable head moves to 0.2.0; OLM must hold the upgrade while Upgradeable is False.
+	// The stable head moves to headVersion; OLM must hold the upgrade while Upgradeable is False.
 	start = time.Now()
 	serveCatalog(t, "")
 	step(t, "catalog now serves "+headVersion+" as the stable head", start)
