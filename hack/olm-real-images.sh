@@ -16,8 +16,22 @@
 # BUNDLE_IMAGE_V<X_Y_Z>. Needs the registry (hack/registry.sh) and the memcached image
 # (hack/local-images.sh memcached); skips a bundle whose inputs did not change.
 #
+# Then the catalog images, built from catalog.Dockerfile on the local opm image (local/opm, for
+# quay.io/operator-framework/opm) from a temporary copy of catalog/ in which each bundle of the
+# versions above is re-rendered from its local bundle image (`opm render --use-http`, as `make
+# catalog` renders a release, so the bundle's image, its inline objects and relatedImages name the
+# local images by digest; checked: the inline objects differ from the committed ones only by those
+# image references); package, channels and deprecations are the committed ones:
+#   - $REGISTRY/memcached-operator-catalog:olm-real: every version above (the newest is the head of
+#     the channels that hold it), recorded as OLM_REAL_CATALOG_IMAGE;
+#   - $REGISTRY/memcached-operator-catalog:olm-real-v<OLDEST>: the same catalog cut at the oldest
+#     version (newer bundles, their channel entries and deprecations left out), so that pushing the
+#     first one over it moves every channel's head forward (recorded as OLM_REAL_CATALOG_IMAGE_OLDEST).
+# A catalog is only built from all the versions of catalog/ up to the newest one given (opm
+# validate checks the result). Skips an image whose inputs did not change.
+#
 # Environment (defaults): REGISTRY_DIR=<repo>/.registry  REGISTRY_PORT=5000  BUILDAH_DIR=<repo>/.buildah
-#   VERSION=<the Makefile's VERSION>
+#   VERSION=<the Makefile's VERSION>  OPM=<repo>/bin/opm  OPM_VERSION=v1.74.0
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -99,4 +113,71 @@ for v in "${versions[@]}"; do
   fi
   "$root/hack/local-images.sh" record "BUNDLE_IMAGE_$key" "$ref" | sed 's/^\[ *[0-9.]*s\] //'
 done
+
+# The catalog images (see the header). Versions compare as X.Y.Z (the catalog has no pre-release).
+OPM=${OPM:-$root/bin/opm}
+OPM_VERSION=${OPM_VERSION:-v1.74.0}
+[ -x "$OPM" ] || die "no $OPM (make opm)"
+mapfile -t sorted < <(printf '%s\n' "${versions[@]}" | sort -V)
+oldest=${sorted[0]} newest=${sorted[-1]}
+mapfile -t wanted < <(ls "$root/catalog/memcached-operator/bundles" | sed -n 's/^memcached-operator\.v\(.*\)\.yaml$/\1/p' | sort -V |
+  awk -v max="$newest" '{ print } $0 == max { exit }')
+[ "${wanted[*]}" = "${sorted[*]}" ] || die "a catalog needs every release of catalog/ up to $newest (${wanted[*]}), got ${sorted[*]}"
+"$root/hack/local-images.sh" opm | tail -n 1
+
+cat_dir=$work/catalog
+mkdir -p "$cat_dir"
+"$OPM" render "$root/catalog/memcached-operator" -o json | jq -c . >"$work/committed.json"
+jq -c 'select(.schema != "olm.bundle")' "$work/committed.json" >"$cat_dir/meta.json"
+# objects BLOB: the bundle's inline objects (olm.bundle.object), decoded, one sorted JSON per line.
+objects() { jq -c '.properties[] | select(.type == "olm.bundle.object") | .value.data | @base64d | fromjson' "$1" | jq -cS . | LC_ALL=C sort; }
+for v in "${versions[@]}"; do
+  bundle=$(sed -n "s/^BUNDLE_IMAGE_V$(tr '.' '_' <<<"$v")=//p" "$REGISTRY_DIR/images.env")
+  operator=$(sed -n "s/^OPERATOR_IMAGE_V$(tr '.' '_' <<<"$v")=//p" "$REGISTRY_DIR/images.env")
+  "$OPM" render --use-http "$bundle" -o json >"$cat_dir/bundle-$v.json" 2>"$work/render-$v.log" ||
+    { cat "$work/render-$v.log" >&2; die "$v: opm render $bundle failed"; }
+  jq -c --arg name "memcached-operator.v$v" 'select(.schema == "olm.bundle" and .name == $name)' "$work/committed.json" >"$work/committed-$v.json"
+  [ -s "$work/committed-$v.json" ] || die "$v: no bundle memcached-operator.v$v in catalog/"
+  objects "$work/committed-$v.json" | sed -e "s#$public_repo:v$v\"#$operator\"#g" -e "s#$public_memcached\"#$memcached\"#g" >"$work/want-$v"
+  objects "$cat_dir/bundle-$v.json" >"$work/got-$v"
+  diff -q "$work/want-$v" "$work/got-$v" >/dev/null ||
+    { diff "$work/want-$v" "$work/got-$v" | head -c 3000 >&2; die "$v: the local bundle's objects differ from catalog/ beyond the image references"; }
+done
+
+# catalog_image TAG MAX KEY: the catalog of the versions up to MAX, built and pushed as TAG.
+catalog_image() {
+  local tag=$1 max=$2 key=$3 ctx=$work/ctx-$1 ref=$registry/memcached-operator-catalog:$1 inputs
+  mkdir -p "$ctx/catalog/memcached-operator"
+  cat "$cat_dir"/bundle-*.json "$cat_dir/meta.json" | jq -cs --arg max "$max" '
+    def ver: split(".") | map(tonumber);
+    ([.[] | select(.schema == "olm.bundle") | select((.properties[] | select(.type == "olm.package") | .value.version | ver) <= ($max | ver)) | .name]) as $keep
+    | .[]
+    | select(.schema != "olm.bundle" or (.name | IN($keep[])))
+    | if .schema == "olm.channel" then
+        .entries |= map(select(.name | IN($keep[]))
+          | if (.replaces // "") != "" and (.replaces | IN($keep[]) | not) then del(.replaces) else . end
+          | if .skips then .skips |= map(select(IN($keep[]))) else . end)
+        | select(.entries | length > 0)
+      elif .schema == "olm.deprecations" then
+        .entries |= map(select(.reference.schema != "olm.bundle" or (.reference.name | IN($keep[]))))
+      else . end' >"$ctx/catalog/memcached-operator/catalog.json"
+  "$OPM" validate "$ctx/catalog" || die "the local catalog $tag does not validate"
+  cp "$root/catalog.Dockerfile" "$ctx/"
+  inputs=$( (cd "$ctx" && sha256sum catalog.Dockerfile catalog/memcached-operator/catalog.json; echo "$OPM_IMAGE_REF") | sha256sum | cut -c1-64)
+  if [ "$(skopeo inspect --tls-verify=false --format '{{index .Labels "local.inputs"}}' "docker://$ref" 2>/dev/null)" = "$inputs" ]; then
+    step "catalog $ref is up to date"
+  else
+    buildah bud --quiet --isolation chroot --timestamp 0 --tls-verify=false --build-arg "OPM_IMAGE=$OPM_IMAGE_REF" \
+      --label "local.inputs=$inputs" -f "$ctx/catalog.Dockerfile" -t "$ref" "$ctx" >"$work/catalog-$tag.log" 2>&1 ||
+      { tail -n 20 "$work/catalog-$tag.log" >&2; die "building the catalog image $ref failed"; }
+    buildah push --quiet --tls-verify=false "$ref" "docker://$ref"
+    buildah rmi "$ref" >/dev/null 2>&1 || true
+    step "pushed catalog $ref: $(jq -r 'select(.schema == "olm.channel") | "\(.name) -> \(.entries[-1].name)"' "$ctx/catalog/memcached-operator/catalog.json" | paste -sd' ')"
+  fi
+  "$root/hack/local-images.sh" record "$key" "$ref" | sed 's/^\[ *[0-9.]*s\] //'
+}
+OPM_IMAGE_REF=$(sed -n 's/^OPM_IMAGE=//p' "$REGISTRY_DIR/images.env")
+[[ $OPM_IMAGE_REF == *@sha256:* ]] || die "no OPM_IMAGE by digest in $REGISTRY_DIR/images.env"
+catalog_image olm-real "$newest" OLM_REAL_CATALOG_IMAGE
+catalog_image "olm-real-v$oldest" "$oldest" OLM_REAL_CATALOG_IMAGE_OLDEST
 step "done: ${versions[*]}; digests in $REGISTRY_DIR/images.env"

@@ -28,9 +28,14 @@ limitations under the License.
 // SSL_CERT_FILE (the host's CAs plus the local registry's CA, for operator-sdk); MCCLIENT_IMAGE
 // (test/real/cmd/mcclient); OPERATOR_IMAGE_PREVIOUS and OPERATOR_IMAGE_HEAD (what each CSV must
 // run, by digest); OLMREAL_ARTIFACTS (operator-sdk output, default a temporary directory).
+// For the catalog tests: CATALOG_IMAGE_HEAD (our catalog with every release, local names),
+// CATALOG_IMAGE_OLDEST (the same cut at the oldest release, VERSION_OLDEST), CATALOG_IMAGE_POLLED
+// (the tag the CatalogSource polls; the tests push the two others over it with skopeo) and
+// OPERATOR_IMAGE_OLDEST.
 package olmreal
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -40,6 +45,7 @@ import (
 	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	operatorsv2 "github.com/operator-framework/api/pkg/operators/v2"
+	appsv1 "k8s.io/api/apps/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
@@ -60,6 +66,10 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	if err := deleteCatalogSource(); err != nil {
+		fmt.Fprintf(os.Stderr, "olmreal: failed to delete CatalogSource %s/%s: %v\n", catalogSourceNS, catalogSource, err)
+		code = 1
+	}
 	suite.phases.Print(os.Stdout, "olmreal: phase timings", time.Since(start))
 	fmt.Printf("olmreal: operator-sdk output in %s\n", suite.artifacts)
 	os.Exit(code)
@@ -69,12 +79,13 @@ func setUp() error {
 	suite.env = map[string]string{}
 	for _, k := range []string{"KUBECONFIG", "KUBECTL", "OPERATOR_SDK", "BUNDLE_PREVIOUS", "BUNDLE_HEAD",
 		"BUNDLE_PREVIOUS_HTTP", "INDEX_IMAGE", "INDEX_IMAGE_HTTP", "DECOMPRESSION_IMAGE", "SSL_CERT_FILE",
-		"MCCLIENT_IMAGE", "OPERATOR_IMAGE_PREVIOUS", "OPERATOR_IMAGE_HEAD"} {
+		"MCCLIENT_IMAGE", "OPERATOR_IMAGE_PREVIOUS", "OPERATOR_IMAGE_HEAD", "CATALOG_IMAGE_HEAD", "CATALOG_IMAGE_OLDEST",
+		"CATALOG_IMAGE_POLLED", "VERSION_OLDEST", "OPERATOR_IMAGE_OLDEST"} {
 		if suite.env[k] = os.Getenv(k); suite.env[k] == "" {
 			return fmt.Errorf("%s is not set: run `make test-olm-real` (see the package doc of test/olmreal)", k)
 		}
 	}
-	for _, k := range []string{"OPERATOR_IMAGE_PREVIOUS", "OPERATOR_IMAGE_HEAD", "MCCLIENT_IMAGE"} {
+	for _, k := range []string{"OPERATOR_IMAGE_PREVIOUS", "OPERATOR_IMAGE_HEAD", "OPERATOR_IMAGE_OLDEST", "MCCLIENT_IMAGE"} {
 		if !strings.Contains(suite.env[k], "@sha256:") {
 			return fmt.Errorf("%s=%s is not a reference by digest", k, suite.env[k])
 		}
@@ -85,5 +96,24 @@ func setUp() error {
 	}
 	suite.k8s, err = utils.NewClient(suite.env["KUBECONFIG"], 100, operatorsv1.AddToScheme,
 		operatorsv1alpha1.AddToScheme, operatorsv2.AddToScheme, cachev1alpha1.AddToScheme)
-	return err
+	if err != nil {
+		return err
+	}
+	return noOtherOperator()
+}
+
+// noOtherOperator returns an error when a memcached operator that OLM does not manage runs in the
+// cluster (`make deploy-real` or `make demo-real` leave one watching every namespace): it would
+// reconcile the Memcacheds the suite creates outside the target namespaces of an install.
+func noOtherOperator() error {
+	deps := &appsv1.DeploymentList{}
+	if err := suite.k8s.List(context.Background(), deps, client.MatchingLabels{"control-plane": "controller-manager"}); err != nil {
+		return fmt.Errorf("failed to list Deployments: %w", err)
+	}
+	for _, d := range deps.Items {
+		if d.Labels["olm.owner"] == "" {
+			return fmt.Errorf("Deployment %s/%s runs a memcached operator outside OLM: remove it first (make undeploy-real)", d.Namespace, d.Name)
+		}
+	}
+	return nil
 }

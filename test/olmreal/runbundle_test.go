@@ -287,9 +287,16 @@ func operatorHasReconciled(ns string) error {
 	return fmt.Errorf("no OperatorCondition reports Upgradeable=True yet")
 }
 
-// waitAvailable waits until the Memcached key is Available at its generation with exactly size ready
-// pods, and returns it and its pods sorted by name.
+// waitAvailable waits until the Memcached key is Available at its generation with exactly
+// memcachedSize ready pods, and returns it and its pods sorted by name.
 func waitAvailable(t *testing.T, key client.ObjectKey) (*cachev1alpha1.Memcached, []corev1.Pod) {
+	t.Helper()
+	return waitAvailableSize(t, key, memcachedSize)
+}
+
+// waitAvailableSize waits until the Memcached key is Available at its generation with exactly size
+// ready pods, and returns it and its pods sorted by name.
+func waitAvailableSize(t *testing.T, key client.ObjectKey, size int) (*cachev1alpha1.Memcached, []corev1.Pod) {
 	t.Helper()
 	var mc *cachev1alpha1.Memcached
 	var pods []corev1.Pod
@@ -309,15 +316,15 @@ func waitAvailable(t *testing.T, key client.ObjectKey) (*cachev1alpha1.Memcached
 		}
 		pods = list.Items
 		slices.SortFunc(pods, func(a, b corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
-		if len(pods) != memcachedSize {
-			return fmt.Errorf("%d pods, want %d", len(pods), memcachedSize)
+		if len(pods) != size {
+			return fmt.Errorf("%d pods, want %d", len(pods), size)
 		}
 		for i := range pods {
 			if !utils.PodRunningReady(&pods[i]) || pods[i].DeletionTimestamp != nil {
 				return fmt.Errorf("pod %s not Ready", pods[i].Name)
 			}
 		}
-		if len(mc.Status.ServerList) != memcachedSize {
+		if len(mc.Status.ServerList) != size {
 			return fmt.Errorf("serverList %v", mc.Status.ServerList)
 		}
 		return nil

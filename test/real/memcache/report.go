@@ -82,3 +82,17 @@ type HTTPSReport struct {
 	Body   string   `json:"body"`
 	Errors []string `json:"errors,omitempty"`
 }
+
+// WatchReport is the result of `mcclient watch`: every interval it gets each key from the server
+// Pick chose for it, until stdin closes or the duration ends.
+type WatchReport struct {
+	Servers []string `json:"servers"`
+	// IntervalMs is the time between two rounds, in milliseconds.
+	IntervalMs int64 `json:"intervalMs"`
+	// Rounds is the number of rounds run; Gets the gets answered with the expected value.
+	Rounds int `json:"rounds"`
+	Gets   int `json:"gets"`
+	// Errors holds one line per failed get (connection error, miss or wrong value), with the time
+	// (RFC 3339, UTC) it happened.
+	Errors []string `json:"errors,omitempty"`
+}

@@ -25,6 +25,9 @@ limitations under the License.
 //	mcclient hashset -servers H:P,... -prefix K -n N set each key on memcache.Pick(key, servers)
 //	mcclient locate -servers H:P,... -prefix K -n N  get each key from every server
 //	mcclient https-get -url URL [-token-stdin]       GET URL (TLS not verified), bearer token from stdin
+//	mcclient watch -servers H:P,... -prefix K -n N [-interval 200ms] [-duration 15m]
+//	                                                 every interval get each key from the server
+//	                                                 memcache.Pick chose, until stdin closes
 //
 // Keys are memcache.Key(prefix, i) for i in [0, n); values memcache.Value(key).
 package main
@@ -64,6 +67,8 @@ func main() {
 	n := fs.Int("n", 100, "number of keys")
 	url := fs.String("url", "", "URL (https-get)")
 	tokenStdin := fs.Bool("token-stdin", false, "read a bearer token from stdin (https-get)")
+	interval := fs.Duration("interval", 200*time.Millisecond, "time between two rounds (watch)")
+	duration := fs.Duration("duration", 15*time.Minute, "longest watch, when stdin stays open (watch)")
 	_ = fs.Parse(args)
 
 	var report any
@@ -87,6 +92,9 @@ func main() {
 	case "https-get":
 		r := httpsGet(*url, *tokenStdin)
 		report, errs = r, r.Errors
+	case "watch":
+		r := watch(splitList(*servers), *prefix, *n, *interval, *duration)
+		report, errs = r, r.Errors
 	default:
 		usage()
 	}
@@ -103,7 +111,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: mcclient idle|servers|service|hashset|locate|https-get [flags] (see the package doc)")
+	fmt.Fprintln(os.Stderr, "usage: mcclient idle|servers|service|hashset|locate|https-get|watch [flags] (see the package doc)")
 	os.Exit(2)
 }
 
@@ -302,6 +310,66 @@ func locate(servers []string, prefix string, n int) memcache.PlacementReport {
 		}
 	}
 	return r
+}
+
+// watch gets every key from its server (memcache.Pick) each interval, over one connection per
+// server (dialled again after an error), until stdin reaches EOF (the caller closes the stdin of
+// `kubectl exec -i`) or duration passes. Every failed get is an error: a connection error, a miss
+// or a wrong value.
+func watch(servers []string, prefix string, n int, interval, duration time.Duration) memcache.WatchReport {
+	sorted := slices.Sorted(slices.Values(servers))
+	r := memcache.WatchReport{Servers: sorted, IntervalMs: interval.Milliseconds()}
+	if len(servers) == 0 {
+		r.Errors = append(r.Errors, "no servers given")
+		return r
+	}
+	stop := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		close(stop)
+	}()
+	conns := map[string]*memcache.Conn{}
+	defer closeAll(conns)
+	fail := func(format string, args ...any) {
+		r.Errors = append(r.Errors, time.Now().UTC().Format(time.RFC3339Nano)+" "+fmt.Sprintf(format, args...))
+	}
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	deadline := time.After(duration)
+	for {
+		r.Rounds++
+		for i := range n {
+			key := memcache.Key(prefix, i)
+			s := memcache.Pick(key, sorted)
+			c := conns[s]
+			if c == nil {
+				var err error
+				if c, err = memcache.Dial(s, timeout); err != nil {
+					fail("%v", err)
+					continue
+				}
+				conns[s] = c
+			}
+			v, err := c.Get(key)
+			switch {
+			case err != nil:
+				fail("get %s from %s: %v", key, s, err)
+				_ = c.Close()
+				delete(conns, s)
+			case string(v) != string(memcache.Value(key)):
+				fail("get %s from %s: value %q, want %q", key, s, v, memcache.Value(key))
+			default:
+				r.Gets++
+			}
+		}
+		select {
+		case <-stop:
+			return r
+		case <-deadline:
+			return r
+		case <-tick.C:
+		}
+	}
 }
 
 func closeAll(conns map[string]*memcache.Conn) {

@@ -1,0 +1,239 @@
+//go:build real
+
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package olmreal
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	operatorsv2 "github.com/operator-framework/api/pkg/operators/v2"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/test/real/memcache"
+)
+
+// watchInterval is how often the client pod gets every key while the upgrade runs.
+const watchInterval = 200 * time.Millisecond
+
+// TestUpgradeByChannelBump is the upgrade user story on real pods: the oldest release is installed
+// from stable while our catalog image's stable channel ends there; then a catalog image whose
+// stable head is the current release is pushed over the same tag, and OLM, polling the tag, finds
+// it and upgrades with no manual step. While a Memcached is stuck mid-rollout the old operator
+// reports Upgradeable=False and OLM holds the new CSV; once it goes, the upgrade completes. A
+// client pod gets every key every 200 ms throughout and must see no error; the memcached pods are
+// not restarted. Sources: operator-framework/operator-registry#292 (a catalog pushed again under
+// the same tag is not picked up without polling), operator-framework/operator-lifecycle-manager#1733
+// (how polling swaps the catalog pod), OLM's doc/design/catalog-polling.md.
+func TestUpgradeByChannelBump(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	oldCSV := packageName + ".v" + suite.env["VERSION_OLDEST"]
+	headCSV := csvName(suite.env["BUNDLE_HEAD"])
+
+	start := time.Now()
+	publishCatalog(t, suite.env["CATALOG_IMAGE_OLDEST"], oldCSV)
+	suite.phases.Record(t, "catalog image with stable ending at "+oldCSV+" published and served", start)
+
+	start = time.Now()
+	ns := newNamespace(t)
+	ensureOperatorGroup(t, ns, []string{ns})
+	g.Expect(subscribe(t, ns, "")).To(Equal(oldCSV))
+	waitOperatorReady(t, ns, suite.env["OPERATOR_IMAGE_OLDEST"])
+	suite.phases.Record(t, "Subscription to stable: "+oldCSV+" Succeeded, operator pod Ready", start)
+
+	start = time.Now()
+	key := client.ObjectKey{Namespace: ns, Name: memcachedName}
+	g.Expect(suite.k8s.Create(ctx, newMemcached(ns, memcachedName, memcachedSize))).To(Succeed())
+	mc, pods := waitAvailable(t, key)
+	before := podIdentities(pods)
+	startClientPod(t, ns)
+	servers := strings.Join(mc.Status.ServerList, ",")
+	var set memcache.PlacementReport
+	mustClient(t, ns, &set, "hashset", "-servers", servers, "-prefix", keyPrefix, "-n", "100")
+	g.Expect(set.Keys).To(HaveLen(100))
+	w := startWatch(t, ns, servers)
+	suite.phases.Record(t, "Memcached Available (3 pods), 100 keys set, client pod getting them every 200 ms", start)
+
+	// A rollout that cannot finish (no node matches its selector) makes the operator report
+	// Upgradeable=False; OLM reads it from the OperatorCondition's status.
+	start = time.Now()
+	stuck := newMemcached(ns, "stuck", 1, func(mc *cachev1alpha1.Memcached) {
+		mc.Spec.NodeSelector = map[string]string{"example.com/no-such-node": "true"}
+	})
+	g.Expect(suite.k8s.Create(ctx, stuck)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		oc := &operatorsv2.OperatorCondition{}
+		g.Expect(suite.k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: oldCSV}, oc)).To(Succeed())
+		c := meta.FindStatusCondition(oc.Spec.Conditions, operatorsv2.Upgradeable)
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(c.Message).To(ContainSubstring(ns + "/stuck"))
+		s := meta.FindStatusCondition(oc.Status.Conditions, operatorsv2.Upgradeable)
+		g.Expect(s).NotTo(BeNil())
+		g.Expect(s.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(s.ObservedGeneration).To(Equal(oc.Generation))
+	}, time.Minute, poll).Should(Succeed())
+	suite.phases.Record(t, "operator reports Upgradeable=False while "+ns+"/stuck rolls out", start)
+
+	// The stable head moves forward: a new catalog image on the polled tag.
+	start = time.Now()
+	publishCatalog(t, suite.env["CATALOG_IMAGE_HEAD"], headCSV)
+	suite.phases.Record(t, "catalog image with stable ending at "+headCSV+" pushed, picked up by polling", start)
+	start = time.Now()
+	g.Eventually(func(g Gomega) {
+		next := &operatorsv1alpha1.ClusterServiceVersion{}
+		g.Expect(suite.k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: headCSV}, next)).To(Succeed())
+		g.Expect(next.Status.Reason).To(Equal(operatorsv1alpha1.CSVReasonOperatorConditionNotUpgradeable))
+	}, 2*time.Minute, poll).Should(Succeed())
+	g.Consistently(func(g Gomega) {
+		old := &operatorsv1alpha1.ClusterServiceVersion{}
+		g.Expect(suite.k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: oldCSV}, old)).To(Succeed())
+		g.Expect(old.Status.Phase).To(BeElementOf(operatorsv1alpha1.CSVPhaseSucceeded, operatorsv1alpha1.CSVPhaseReplacing))
+		next := &operatorsv1alpha1.ClusterServiceVersion{}
+		g.Expect(suite.k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: headCSV}, next)).To(Succeed())
+		g.Expect(next.Status.Phase).To(Equal(operatorsv1alpha1.CSVPhasePending), "the new CSV is held")
+		g.Expect(operatorImages(g, ns)).To(Equal([]string{suite.env["OPERATOR_IMAGE_OLDEST"]}))
+	}, 10*time.Second, time.Second).Should(Succeed())
+	suite.phases.Record(t, "OLM holds "+headCSV+" (Pending, OperatorConditionNotUpgradeable); old operator still running", start)
+
+	// The stuck instance goes: Upgradeable turns True and OLM upgrades, nobody approving anything.
+	start = time.Now()
+	g.Expect(suite.k8s.Delete(ctx, stuck)).To(Succeed())
+	waitCSVSucceeded(t, ns, headCSV)
+	g.Eventually(func() bool {
+		return apierrors.IsNotFound(suite.k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: oldCSV}, &operatorsv1alpha1.ClusterServiceVersion{}))
+	}, 2*time.Minute, poll).Should(BeTrue(), "the old CSV %s was not removed", oldCSV)
+	waitOperatorReady(t, ns, suite.env["OPERATOR_IMAGE_HEAD"])
+	sub := &operatorsv1alpha1.Subscription{}
+	g.Expect(suite.k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: packageName}, sub)).To(Succeed())
+	g.Expect(sub.Status.InstalledCSV).To(Equal(headCSV))
+	suite.phases.Record(t, "after Upgradeable cleared: "+headCSV+" Succeeded, "+oldCSV+" gone, new operator pod Ready", start)
+
+	// The new operator leads (once the old one's lease is released or expires), reconciles and
+	// reports Upgradeable on its own OperatorCondition.
+	start = time.Now()
+	g.Eventually(func() error { return operatorHasReconciled(ns) }, 2*time.Minute, poll).Should(Succeed())
+	mc, pods = waitAvailable(t, key)
+	g.Expect(podIdentities(pods)).To(Equal(before), "memcached pods changed across the upgrade")
+	for _, p := range pods {
+		for _, cs := range p.Status.ContainerStatuses {
+			g.Expect(cs.RestartCount).To(BeZero(), "container %s of %s restarted", cs.Name, p.Name)
+		}
+	}
+	g.Expect(strings.Join(mc.Status.ServerList, ",")).To(Equal(servers))
+	report := w.stop(t)
+	t.Logf("client pod: %d rounds of 100 gets every %d ms, %d gets answered, %d errors", report.Rounds, report.IntervalMs, report.Gets, len(report.Errors))
+	g.Expect(report.Errors).To(BeEmpty(), "the client pod saw errors during the upgrade")
+	g.Expect(report.Rounds).To(BeNumerically(">", 50), "the client pod watched for less than 10 s")
+	g.Expect(report.Gets).To(Equal(100 * report.Rounds))
+	g.Expect(forbiddenLines(t, ns)).To(BeEmpty(), "\"forbidden\" in the upgraded operator's log")
+	suite.phases.Record(t, "new operator Upgradeable=True; same memcached pods; client saw 0 errors", start)
+
+	// Uninstall: the Memcached first (its pods must go while the CRD exists), then the operator,
+	// then what OLM leaves cluster-wide.
+	start = time.Now()
+	g.Expect(suite.k8s.Delete(ctx, mc)).To(Succeed())
+	g.Eventually(func() (int, error) {
+		list := &corev1.PodList{}
+		err := suite.k8s.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{"app.kubernetes.io/instance": memcachedName})
+		return len(list.Items), err
+	}, 2*time.Minute, poll).Should(BeZero(), "the memcached pods were not garbage-collected")
+	unsubscribe(t, ns)
+	removeClusterObjects(t)
+	suite.phases.Record(t, "uninstalled: Memcached, Subscription, CSV, ClusterRoles, CRD", start)
+}
+
+// operatorImages returns the images of the operator pods in ns.
+func operatorImages(g Gomega, ns string) []string {
+	pods := &corev1.PodList{}
+	g.Expect(suite.k8s.List(context.Background(), pods, client.InNamespace(ns), client.MatchingLabels{"control-plane": "controller-manager"})).To(Succeed())
+	var images []string
+	for _, p := range pods.Items {
+		images = append(images, p.Spec.Containers[0].Image)
+	}
+	return images
+}
+
+// watcher is a `mcclient watch` running in the client pod through `kubectl exec -i`.
+type watcher struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	out   *bytes.Buffer
+	err   *bytes.Buffer
+}
+
+// startWatch starts `mcclient watch` against servers in the client pod of ns: every 200 ms it gets
+// the 100 keys hashset stored, each from its server.
+func startWatch(t *testing.T, ns, servers string) *watcher {
+	t.Helper()
+	w := &watcher{out: &bytes.Buffer{}, err: &bytes.Buffer{}}
+	w.cmd = exec.Command(suite.env["KUBECTL"], "exec", "-i", "-n", ns, clientPod, "-c", clientPod, "--", clientBinary,
+		"watch", "-servers", servers, "-prefix", keyPrefix, "-n", "100", "-interval", watchInterval.String())
+	w.cmd.Env = append(os.Environ(), "KUBECONFIG="+suite.env["KUBECONFIG"])
+	w.cmd.Stdout, w.cmd.Stderr = w.out, w.err
+	var err error
+	if w.stdin, err = w.cmd.StdinPipe(); err != nil {
+		t.Fatalf("failed to open the stdin of kubectl exec: %v", err)
+	}
+	if err := w.cmd.Start(); err != nil {
+		t.Fatalf("failed to start kubectl exec mcclient watch: %v", err)
+	}
+	t.Cleanup(func() {
+		if w.cmd.ProcessState == nil {
+			_ = w.cmd.Process.Kill()
+			_ = w.cmd.Wait()
+		}
+	})
+	return w
+}
+
+// stop closes the watch's stdin (mcclient then ends its last round and prints its report) and
+// returns the report.
+func (w *watcher) stop(t *testing.T) memcache.WatchReport {
+	t.Helper()
+	_ = w.stdin.Close()
+	done := make(chan error, 1)
+	go func() { done <- w.cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		_ = w.cmd.Process.Kill()
+		t.Fatalf("mcclient watch did not stop 30 s after its stdin closed; stderr: %.2000s", w.err.String())
+	}
+	var r memcache.WatchReport
+	if derr := json.Unmarshal(w.out.Bytes(), &r); derr != nil {
+		t.Fatalf("mcclient watch: %v / %v\nstdout: %.2000s\nstderr: %.2000s", err, derr, w.out.String(), w.err.String())
+	}
+	return r
+}
