@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/test/utils"
 )
 
 // TestDeletionCleansUpAndNeverBlocks deletes a Memcached and checks that its Deployment, Service,
@@ -58,7 +59,7 @@ func TestDeletionCleansUpAndNeverBlocks(t *testing.T) {
 	deleted := time.Since(start)
 	g.Eventually(func() error { return ownedObjectsLeft(ctx, key) }, 30*time.Second, poll).Should(Succeed())
 	t.Logf("kubectl delete memcached returned after %s; Deployment, Service, PodDisruptionBudget and pods gone after %s",
-		ms(deleted), ms(time.Since(start)))
+		utils.Ms(deleted), utils.Ms(time.Since(start)))
 
 	ns2 := newNamespace(t, "nsdel")
 	key2 := createMemcached(t, ns2, "fin", 1)
@@ -73,7 +74,7 @@ func TestDeletionCleansUpAndNeverBlocks(t *testing.T) {
 		err := suite.k8s.Get(ctx, client.ObjectKey{Name: ns2}, &corev1.Namespace{})
 		return apierrors.IsNotFound(err)
 	}, 180*time.Second, 200*time.Millisecond).Should(BeTrue(), "namespace %s holding a Memcached must be deleted", ns2)
-	t.Logf("namespace %s holding Memcached %s deleted in %s", ns2, key2.Name, ms(time.Since(start)))
+	t.Logf("namespace %s holding Memcached %s deleted in %s", ns2, key2.Name, utils.Ms(time.Since(start)))
 }
 
 // ownedObjectsLeft returns nil when the Memcached key, its Deployment, Service and

@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/test/utils"
 )
 
 // TestDriftIsCorrected changes the operator's Deployment by hand the way users do (kubectl scale,
@@ -69,7 +70,7 @@ func TestDriftIsCorrected(t *testing.T) {
 	}, 30*time.Second, poll).Should(Equal(int32(3)))
 	restored := time.Since(start)
 	waitConverged(t, key, 3, 30*time.Second)
-	t.Logf("replicas scaled to 1 by hand: restored to 3 in %s, converged in %s", ms(restored), ms(time.Since(start)))
+	t.Logf("replicas scaled to 1 by hand: restored to 3 in %s, converged in %s", utils.Ms(restored), utils.Ms(time.Since(start)))
 
 	// 2. An image edited by hand is restored.
 	start = time.Now()
@@ -83,7 +84,7 @@ func TestDriftIsCorrected(t *testing.T) {
 	}, 30*time.Second, poll).Should(Equal(suite.memcachedImage))
 	restored = time.Since(start)
 	waitConverged(t, key, 3, 60*time.Second)
-	t.Logf("image edited by hand: restored in %s, converged in %s", ms(restored), ms(time.Since(start)))
+	t.Logf("image edited by hand: restored in %s, converged in %s", utils.Ms(restored), utils.Ms(time.Since(start)))
 
 	// 3. A label added by someone else is not drift: no write to the spec, the label stays.
 	dep, err = getDeployment(ctx, key)
@@ -114,7 +115,7 @@ func TestDriftIsCorrected(t *testing.T) {
 	recreated := time.Since(start)
 	waitConverged(t, key, 3, 60*time.Second)
 	t.Logf("Deployment deleted (kubectl delete returned after %s): recreated after %s, Available with 3 nodes after %s",
-		ms(deleted), ms(recreated), ms(time.Since(start)))
+		utils.Ms(deleted), utils.Ms(recreated), utils.Ms(time.Since(start)))
 	dep, err = getDeployment(ctx, key)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(dep.Spec.Selector).To(Equal(selector), "the recreated Deployment has the same selector")
@@ -154,7 +155,7 @@ func TestForeignDeploymentIsNotHijacked(t *testing.T) {
 		g.Expect(c.Message).To(ContainSubstring("web"))
 		g.Expect(checkCondition(mc, cachev1alpha1.ConditionAvailable, metav1.ConditionFalse)).To(Succeed())
 	}, 30*time.Second, poll).Should(Succeed())
-	t.Logf("conflict reported (Degraded=True, ResourceConflict) after %s", ms(time.Since(start)))
+	t.Logf("conflict reported (Degraded=True, ResourceConflict) after %s", utils.Ms(time.Since(start)))
 
 	g.Eventually(func() ([]eventsv1.Event, error) {
 		events := &eventsv1.EventList{}
@@ -199,7 +200,7 @@ func TestForeignDeploymentIsNotHijacked(t *testing.T) {
 		g.Expect(d.Spec.Replicas).To(HaveValue(Equal(int32(3))))
 		own = d
 	}, 30*time.Second, poll).Should(Succeed())
-	t.Logf("foreign Deployment deleted: own Deployment %s created after %s", own.Name, ms(time.Since(start)))
+	t.Logf("foreign Deployment deleted: own Deployment %s created after %s", own.Name, utils.Ms(time.Since(start)))
 	waitConverged(t, key, 3, 60*time.Second)
-	t.Logf("instance Available after %s", ms(time.Since(start)))
+	t.Logf("instance Available after %s", utils.Ms(time.Since(start)))
 }

@@ -20,17 +20,13 @@ package e2e
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"crypto/tls"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -49,8 +45,6 @@ import (
 const (
 	// poll is the default interval of Eventually and Consistently.
 	poll = 100 * time.Millisecond
-	// kubectlTimeout bounds one kubectl invocation.
-	kubectlTimeout = 60 * time.Second
 	// namespaceGoneTimeout bounds the wait for a test namespace to be deleted at cleanup.
 	namespaceGoneTimeout = 120 * time.Second
 	// e2eLabel marks every namespace the suite creates.
@@ -73,48 +67,11 @@ func testContext(t *testing.T) context.Context {
 	return ctx
 }
 
-// runKubectl runs $KUBECTL with args against the suite's cluster and returns its combined output.
-// A call without deadline in ctx is bounded by kubectlTimeout.
-func runKubectl(ctx context.Context, args ...string) (string, error) {
-	return runKubectlStdin(ctx, "", args...)
-}
-
-// runKubectlStdin is runKubectl with stdin as the command's standard input.
-func runKubectlStdin(ctx context.Context, stdin string, args ...string) (string, error) {
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, kubectlTimeout)
-		defer cancel()
-	}
-	cmd := exec.CommandContext(ctx, suite.kubectl, args...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+suite.kubeconfig)
-	if stdin != "" {
-		cmd.Stdin = strings.NewReader(stdin)
-	}
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	return out.String(), err
-}
-
-// kubectl runs $KUBECTL with args and fails the test when it exits non-zero.
+// kubectl runs $KUBECTL with args against the suite's cluster, fails the test when it exits
+// non-zero and returns its standard output (utils.Kubectl).
 func kubectl(t *testing.T, args ...string) string {
 	t.Helper()
-	out, err := runKubectl(testContext(t), args...)
-	if err != nil {
-		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return out
-}
-
-// kubectlStdin is kubectl with stdin as the command's standard input.
-func kubectlStdin(t *testing.T, stdin string, args ...string) string {
-	t.Helper()
-	out, err := runKubectlStdin(testContext(t), stdin, args...)
-	if err != nil {
-		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return out
+	return suite.kubectl.Must(t, "", args...)
 }
 
 // newNamespace creates a namespace named e2e-<prefix>-<random>, deleted when the test ends and
@@ -171,18 +128,10 @@ func operatorLogLines(offset int64, re, except *regexp.Regexp) []string {
 	return out
 }
 
-// newMemcached returns a Memcached of the given size with the API's defaults for everything else.
-func newMemcached(ns, name string, size int32) *cachev1alpha1.Memcached {
-	return &cachev1alpha1.Memcached{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec:       cachev1alpha1.MemcachedSpec{Size: size},
-	}
-}
-
-// createMemcached creates a Memcached of the given size and returns its key.
+// createMemcached creates a Memcached of the given size (utils.NewMemcached) and returns its key.
 func createMemcached(t *testing.T, ns, name string, size int32) client.ObjectKey {
 	t.Helper()
-	mc := newMemcached(ns, name, size)
+	mc := utils.NewMemcached(ns, name, size)
 	if err := suite.k8s.Create(testContext(t), mc); err != nil {
 		t.Fatalf("failed to create Memcached %s/%s: %v", ns, name, err)
 	}
@@ -335,181 +284,48 @@ func sortedUnique(names []string) bool {
 	return true
 }
 
-// ms formats d in milliseconds for the test log.
-func ms(d time.Duration) string { return d.Round(time.Millisecond).String() }
-
-// metricsClient is the HTTPS client for the operator's metrics endpoint: the manager serves a
-// self-signed certificate, so verification is skipped; it never uses a proxy.
-var metricsClient = &http.Client{
-	Timeout: 10 * time.Second,
-	Transport: &http.Transport{
-		Proxy:           nil,
-		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // self-signed, loopback only
-	},
-}
-
-// scrapeMetrics GETs the operator's /metrics, with "Authorization: Bearer <token>" unless token is
-// empty, and returns the status code and body.
-func scrapeMetrics(token string) (int, string, error) {
-	req, err := http.NewRequest(http.MethodGet, suite.op.metricsURL, nil)
-	if err != nil {
-		return 0, "", err
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := metricsClient.Do(req)
-	if err != nil {
-		return 0, "", err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(body), err
-}
-
-// mustScrapeMetrics scrapes /metrics with token and fails the test unless it answers 200.
-func mustScrapeMetrics(t *testing.T, token string) string {
+// scrapeMetrics GETs the operator's /metrics with token (none when empty) and returns the status
+// code and body (utils.ScrapeMetrics).
+func scrapeMetrics(t *testing.T, token string) (int, string, error) {
 	t.Helper()
-	code, body, err := scrapeMetrics(token)
+	return utils.ScrapeMetrics(testContext(t), suite.op.metricsURL, token)
+}
+
+// mustScrapeMetrics scrapes /metrics with token, fails the test unless it answers 200 with a body
+// in the text format, and returns the parsed metrics (utils.ParseMetrics).
+func mustScrapeMetrics(t *testing.T, token string) utils.Metrics {
+	t.Helper()
+	code, body, err := scrapeMetrics(t, token)
 	if err != nil || code != http.StatusOK {
 		t.Fatalf("GET %s: status %d, error %v, body %.300q", suite.op.metricsURL, code, err, body)
 	}
-	return body
-}
-
-// metricSum returns the sum of the samples of metric name (Prometheus text format) whose labels
-// include every pair of want, and whether any sample matched.
-func metricSum(body, name string, want map[string]string) (float64, bool) {
-	var sum float64
-	found := false
-	for _, line := range strings.Split(body, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		sample, ok := parseSample(line)
-		if !ok || sample.name != name {
-			continue
-		}
-		match := true
-		for k, v := range want {
-			if sample.labels[k] != v {
-				match = false
-				break
-			}
-		}
-		if match {
-			sum += sample.value
-			found = true
-		}
-	}
-	return sum, found
-}
-
-// sample is one parsed line of the Prometheus text format.
-type sample struct {
-	name   string
-	labels map[string]string
-	value  float64
-}
-
-// parseSample parses `name{k="v",...} value [timestamp]` or `name value [timestamp]`.
-func parseSample(line string) (sample, bool) {
-	s := sample{labels: map[string]string{}}
-	i := strings.IndexAny(line, "{ ")
-	if i <= 0 {
-		return s, false
-	}
-	s.name, line = line[:i], line[i:]
-	if line[0] == '{' {
-		line = line[1:]
-		for {
-			line = strings.TrimLeft(line, " ,")
-			if strings.HasPrefix(line, "}") {
-				line = line[1:]
-				break
-			}
-			eq := strings.Index(line, `="`)
-			if eq <= 0 {
-				return s, false
-			}
-			key := line[:eq]
-			line = line[eq+2:]
-			var val strings.Builder
-			closed := false
-			for j := 0; j < len(line); j++ {
-				switch c := line[j]; {
-				case c == '\\' && j+1 < len(line):
-					j++
-					switch line[j] {
-					case 'n':
-						val.WriteByte('\n')
-					default:
-						val.WriteByte(line[j])
-					}
-				case c == '"':
-					line, closed = line[j+1:], true
-				default:
-					val.WriteByte(c)
-				}
-				if closed {
-					break
-				}
-			}
-			if !closed {
-				return s, false
-			}
-			s.labels[key] = val.String()
-		}
-	}
-	fields := strings.Fields(line)
-	if len(fields) == 0 {
-		return s, false
-	}
-	v, err := strconv.ParseFloat(fields[0], 64)
+	m, err := utils.ParseMetrics(body)
 	if err != nil {
-		return s, false
+		t.Fatalf("GET %s: %v", suite.op.metricsURL, err)
 	}
-	s.value = v
-	return s, true
+	return m
 }
 
 // reconcileTotal returns controller_runtime_reconcile_total{controller="memcached"} summed over
 // results, or only for result when it is not empty.
-func reconcileTotal(t *testing.T, body, result string) float64 {
+func reconcileTotal(t *testing.T, m utils.Metrics, result string) float64 {
 	t.Helper()
 	want := map[string]string{"controller": "memcached"}
 	if result != "" {
 		want["result"] = result
 	}
-	v, ok := metricSum(body, "controller_runtime_reconcile_total", want)
+	v, ok := m.Sum("controller_runtime_reconcile_total", want)
 	if !ok {
 		t.Fatalf("no controller_runtime_reconcile_total sample with labels %v in the metrics", want)
 	}
 	return v
 }
 
-// createServiceAccount creates the ServiceAccount ns/name.
-func createServiceAccount(t *testing.T, ns, name string) {
-	t.Helper()
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
-	if err := suite.k8s.Create(testContext(t), sa); err != nil {
-		t.Fatalf("failed to create ServiceAccount %s/%s: %v", ns, name, err)
-	}
-}
-
-// serviceAccountToken returns a token of ServiceAccount ns/name from the TokenRequest API, as a user
-// gets it: `kubectl create token <name> -n <ns>`.
-func serviceAccountToken(t *testing.T, ns, name string) string {
-	t.Helper()
-	return strings.TrimSpace(kubectl(t, "create", "token", name, "-n", ns, "--duration=1h"))
-}
-
 // scraperToken creates ServiceAccount ns/metrics-scraper bound to metrics-reader and returns a
 // token of it that the operator's metrics endpoint accepts.
 func scraperToken(t *testing.T, ns string) string {
 	t.Helper()
-	createServiceAccount(t, ns, "metrics-scraper")
+	token := utils.ServiceAccountToken(t, suite.k8s, ns, "metrics-scraper")
 	utils.BindMetricsReader(t, suite.k8s, ns, "metrics-scraper", metricsReaderRole, map[string]string{e2eLabel: "true"})
-	return serviceAccountToken(t, ns, "metrics-scraper")
+	return token
 }

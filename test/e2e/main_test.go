@@ -54,6 +54,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/test/utils"
 )
 
 const (
@@ -75,8 +76,10 @@ const (
 var suite struct {
 	// repoRoot is the repository's root directory (config/ lives there).
 	repoRoot string
-	// kubeconfig, kubectl and managerBin are absolute paths from KUBECONFIG, KUBECTL, MANAGER_BIN.
-	kubeconfig, kubectl, managerBin string
+	// kubeconfig and managerBin are absolute paths from KUBECONFIG and MANAGER_BIN.
+	kubeconfig, managerBin string
+	// kubectl runs KUBECTL against the cluster of kubeconfig.
+	kubectl utils.Kubectl
 	// memcachedImage is the operand image the manager was given (RELATED_IMAGE_MEMCACHED).
 	memcachedImage string
 	// cfg is the admin REST config of the cluster.
@@ -139,9 +142,11 @@ func setUp() error {
 	if suite.kubeconfig, err = requiredFile("KUBECONFIG", false); err != nil {
 		return err
 	}
-	if suite.kubectl, err = requiredFile("KUBECTL", true); err != nil {
+	kubectlPath, err := requiredFile("KUBECTL", true)
+	if err != nil {
 		return err
 	}
+	suite.kubectl = utils.Kubectl{Path: kubectlPath, Kubeconfig: suite.kubeconfig}
 	if suite.managerBin, err = requiredFile("MANAGER_BIN", true); err != nil {
 		return err
 	}
@@ -172,8 +177,8 @@ func setUp() error {
 		{"apply", "--server-side", "-f", filepath.Join(root, "config", "rbac", "metrics_reader_role.yaml")},
 		{"wait", "--for=condition=Established", "crd/" + crdName, "--timeout=60s"},
 	} {
-		if out, err := runKubectl(context.Background(), args...); err != nil {
-			return fmt.Errorf("kubectl %s: %w\n%s", strings.Join(args, " "), err, out)
+		if out, errOut, err := suite.kubectl.Run(context.Background(), "", args...); err != nil {
+			return fmt.Errorf("kubectl %s: %w\n%s%s", strings.Join(args, " "), err, out, errOut)
 		}
 	}
 	fmt.Printf("e2e: CRD %s established and ClusterRole %s applied in %v\n", crdName, metricsReaderRole, time.Since(start).Round(time.Millisecond))

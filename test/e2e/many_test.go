@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/test/utils"
 )
 
 const (
@@ -66,12 +67,12 @@ func TestManyInstancesConvergeAndDelete(t *testing.T) {
 	}
 
 	start := time.Now()
-	kubectlStdin(t, strings.Join(docs, "---\n"), "apply", "-f", "-")
+	suite.kubectl.Must(t, strings.Join(docs, "---\n"), "apply", "-f", "-")
 	applied := time.Since(start)
 	g.Eventually(func() (int, error) { return countAvailable(ctx, namespaces) }, 120*time.Second, time.Second).
 		Should(Equal(total), "all %d Memcached Available with one node", total)
 	t.Logf("%d Memcached (size 1) in %d namespaces: kubectl apply took %s, all Available after %s",
-		total, manyNamespaces, ms(applied), ms(time.Since(start)))
+		total, manyNamespaces, utils.Ms(applied), utils.Ms(time.Since(start)))
 
 	start = time.Now()
 	for _, ns := range namespaces {
@@ -82,7 +83,7 @@ func TestManyInstancesConvergeAndDelete(t *testing.T) {
 	depsGone := time.Since(start)
 	g.Eventually(func() (int, error) { return countMemcached(ctx, namespaces) }, 10*time.Second, 200*time.Millisecond).
 		Should(BeZero(), "no Memcached may be left (Terminating)")
-	t.Logf("deleted all %d: Deployments gone after %s, no Memcached left after %s", total, ms(depsGone), ms(time.Since(start)))
+	t.Logf("deleted all %d: Deployments gone after %s, no Memcached left after %s", total, utils.Ms(depsGone), utils.Ms(time.Since(start)))
 	g.Expect(suite.op.running()).To(BeTrue(), "the operator must keep running")
 }
 

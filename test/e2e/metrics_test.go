@@ -24,6 +24,8 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+
+	"github.com/example/memcached-operator/test/utils"
 )
 
 // TestMetricsEndpointRequiresAuthorization scrapes the operator's HTTPS metrics endpoint
@@ -39,13 +41,12 @@ func TestMetricsEndpointRequiresAuthorization(t *testing.T) {
 	g := NewWithT(t)
 	ns := newNamespace(t, "metrics")
 
-	code, body, err := scrapeMetrics("")
+	code, body, err := scrapeMetrics(t, "")
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(code).To(BeElementOf(http.StatusUnauthorized, http.StatusForbidden), "anonymous GET /metrics: %.200q", body)
 	t.Logf("anonymous: HTTP %d", code)
 
-	createServiceAccount(t, ns, "unbound")
-	code, body, err = scrapeMetrics(serviceAccountToken(t, ns, "unbound"))
+	code, body, err = scrapeMetrics(t, utils.ServiceAccountToken(t, suite.k8s, ns, "unbound"))
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(code).To(Equal(http.StatusForbidden), "GET /metrics with the token of a ServiceAccount without binding: %.200q", body)
 	t.Logf("ServiceAccount without binding: HTTP %d", code)
@@ -55,17 +56,18 @@ func TestMetricsEndpointRequiresAuthorization(t *testing.T) {
 	waitConverged(t, key, 1, 60*time.Second)
 	start := time.Now()
 	g.Eventually(func(g Gomega) {
-		code, body, err := scrapeMetrics(token)
+		code, body, err := scrapeMetrics(t, token)
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(code).To(Equal(http.StatusOK), "bound ServiceAccount: %.200q", body)
-		g.Expect(body).To(ContainSubstring(`controller_runtime_reconcile_total{controller="memcached"`))
-		g.Expect(body).To(ContainSubstring("workqueue_depth"))
-		ok, found := metricSum(body, "controller_runtime_reconcile_total", map[string]string{"controller": "memcached", "result": "success"})
+		m, err := utils.ParseMetrics(body)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(m).To(HaveKey("workqueue_depth"))
+		ok, found := m.Sum("controller_runtime_reconcile_total", map[string]string{"controller": "memcached", "result": "success"})
 		g.Expect(found).To(BeTrue())
 		g.Expect(ok).To(BeNumerically(">=", 1))
-		ready, found := metricSum(body, "memcached_operator_instance_ready_replicas", map[string]string{"namespace": ns, "name": key.Name})
+		ready, found := m.Sum("memcached_operator_instance_ready_replicas", map[string]string{"namespace": ns, "name": key.Name})
 		g.Expect(found).To(BeTrue(), "memcached_operator_instance_ready_replicas{namespace=%q,name=%q}", ns, key.Name)
 		g.Expect(ready).To(Equal(1.0))
 	}, 10*time.Second, 250*time.Millisecond).Should(Succeed())
-	t.Logf("ServiceAccount bound to %s: HTTP 200 with the expected metrics (%s after convergence)", metricsReaderRole, ms(time.Since(start)))
+	t.Logf("ServiceAccount bound to %s: HTTP 200 with the expected metrics (%s after convergence)", metricsReaderRole, utils.Ms(time.Since(start)))
 }

@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/test/utils"
 )
 
 const (
@@ -61,7 +62,7 @@ func TestSteadyStateIsQuiet(t *testing.T) {
 	ns := newNamespace(t, "quiet")
 	token := scraperToken(t, ns)
 	key := createMemcached(t, ns, "quiet", 2)
-	t.Logf("converged in %s", ms(waitConverged(t, key, 2, 60*time.Second)))
+	t.Logf("converged in %s", utils.Ms(waitConverged(t, key, 2, 60*time.Second)))
 
 	objects := map[string]client.Object{
 		"Memcached":           &cachev1alpha1.Memcached{},
@@ -83,7 +84,7 @@ func TestSteadyStateIsQuiet(t *testing.T) {
 			rv0, stable = rv, time.Now()
 		}
 	}
-	t.Logf("settled %s after convergence", ms(time.Since(start)))
+	t.Logf("settled %s after convergence", utils.Ms(time.Since(start)))
 	before := reconcileTotal(t, mustScrapeMetrics(t, token), "")
 
 	start = time.Now()
@@ -92,7 +93,7 @@ func TestSteadyStateIsQuiet(t *testing.T) {
 	}, quietWindow, time.Second).Should(Equal(rv0), "no object may be written while nothing changes")
 	after := reconcileTotal(t, mustScrapeMetrics(t, token), "")
 	t.Logf("over %s: resourceVersions unchanged %v; reconcile_total{controller=memcached} %v -> %v (+%v)",
-		ms(time.Since(start)), rv0, before, after, after-before)
+		utils.Ms(time.Since(start)), rv0, before, after, after-before)
 	g.Expect(after-before).To(BeNumerically("<=", maxQuietReconciles), "reconciles during a quiet window")
 	_, err = converged(ctx, key, 2)
 	g.Expect(err).NotTo(HaveOccurred())

@@ -35,6 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/test/utils"
 )
 
 // TestSampleConvergesAndStatusFollowsSize applies the shipped sample with kubectl, checks that it
@@ -52,7 +53,7 @@ func TestSampleConvergesAndStatusFollowsSize(t *testing.T) {
 	key := client.ObjectKey{Namespace: ns, Name: "memcached-sample"}
 
 	kubectl(t, "apply", "-n", ns, "-f", filepath.Join(suite.repoRoot, "config", "samples", "cache_v1alpha1_memcached.yaml"))
-	t.Logf("sample (size 3) converged %s after kubectl apply", ms(waitConverged(t, key, 3, 60*time.Second)))
+	t.Logf("sample (size 3) converged %s after kubectl apply", utils.Ms(waitConverged(t, key, 3, 60*time.Second)))
 
 	mc, err := getMemcached(ctx, key)
 	g.Expect(err).NotTo(HaveOccurred())
@@ -85,7 +86,7 @@ func TestSampleConvergesAndStatusFollowsSize(t *testing.T) {
 		depFollowed := time.Since(start)
 		waitConverged(t, key, size, 60*time.Second)
 		t.Logf("size %d: Deployment replicas followed in %s, instance converged (status.nodes = live pods, Available at the new generation) in %s",
-			size, ms(depFollowed), ms(time.Since(start)))
+			size, utils.Ms(depFollowed), utils.Ms(time.Since(start)))
 	}
 }
 
@@ -103,7 +104,7 @@ func TestKubectlScaleUsesSizeAndRejectsZero(t *testing.T) {
 	ctx := testContext(t)
 	ns := newNamespace(t, "scale")
 	key := createMemcached(t, ns, "scaled", 2)
-	t.Logf("size 2 converged in %s", ms(waitConverged(t, key, 2, 60*time.Second)))
+	t.Logf("size 2 converged in %s", utils.Ms(waitConverged(t, key, 2, 60*time.Second)))
 
 	start := time.Now()
 	kubectl(t, "scale", "memcached/"+key.Name, "-n", ns, "--replicas=4")
@@ -114,9 +115,9 @@ func TestKubectlScaleUsesSizeAndRejectsZero(t *testing.T) {
 		}
 		return *dep.Spec.Replicas, nil
 	}, 30*time.Second, poll).Should(Equal(int32(4)))
-	t.Logf("kubectl scale --replicas=4: Deployment followed in %s", ms(time.Since(start)))
+	t.Logf("kubectl scale --replicas=4: Deployment followed in %s", utils.Ms(time.Since(start)))
 	waitConverged(t, key, 4, 60*time.Second)
-	t.Logf("kubectl scale --replicas=4: converged in %s", ms(time.Since(start)))
+	t.Logf("kubectl scale --replicas=4: converged in %s", utils.Ms(time.Since(start)))
 
 	mc, err := getMemcached(ctx, key)
 	g.Expect(err).NotTo(HaveOccurred())
@@ -130,10 +131,10 @@ func TestKubectlScaleUsesSizeAndRejectsZero(t *testing.T) {
 	g.Expect(suite.k8s.List(ctx, pods, client.InNamespace(ns), client.MatchingLabelsSelector{Selector: sel})).To(Succeed())
 	g.Expect(liveNames(pods.Items)).To(Equal(mc.Status.Nodes), "the scale selector %q selects exactly the instance's pods", scale.Status.Selector)
 
-	out, err := runKubectl(ctx, "scale", "memcached/"+key.Name, "-n", ns, "--replicas=0")
-	g.Expect(err).To(HaveOccurred(), "kubectl scale --replicas=0 must be rejected; output: %s", out)
-	g.Expect(out).To(ContainSubstring("spec.size"))
-	t.Logf("kubectl scale --replicas=0 rejected: %s", strings.TrimSpace(out))
+	out, errOut, err := suite.kubectl.Run(ctx, "", "scale", "memcached/"+key.Name, "-n", ns, "--replicas=0")
+	g.Expect(err).To(HaveOccurred(), "kubectl scale --replicas=0 must be rejected; output: %s%s", out, errOut)
+	g.Expect(errOut).To(ContainSubstring("spec.size"))
+	t.Logf("kubectl scale --replicas=0 rejected: %s", strings.TrimSpace(errOut))
 	g.Consistently(func() error { _, err := converged(ctx, key, 4); return err }, 3*time.Second, poll).Should(Succeed())
 }
 
@@ -183,12 +184,12 @@ wait:
 			t.Fatalf("status.nodes of %s still contains the deleted pod %s after 10s", key, victim)
 		}
 	}
-	t.Logf("deleted pod %s left status.nodes %s after its deletion", victim, ms(gone))
+	t.Logf("deleted pod %s left status.nodes %s after its deletion", victim, utils.Ms(gone))
 	g.Expect(gone).To(BeNumerically("<", time.Second), "a deleted pod must leave status.nodes within 1s")
 
 	waitConverged(t, key, 3, 30*time.Second)
 	mc, err = getMemcached(ctx, key)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(mc.Status.Nodes).NotTo(ContainElement(victim))
-	t.Logf("replacement pod in status.nodes %v, %s after the deletion", mc.Status.Nodes, ms(time.Since(start)))
+	t.Logf("replacement pod in status.nodes %v, %s after the deletion", mc.Status.Nodes, utils.Ms(time.Since(start)))
 }

@@ -24,14 +24,11 @@ package olm
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +52,7 @@ import (
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 	"github.com/example/memcached-operator/test/olm/runner"
+	"github.com/example/memcached-operator/test/utils"
 )
 
 const (
@@ -275,14 +273,10 @@ func waitReady(t *testing.T, g Gomega, r *runner.Runner) {
 	}, 60*time.Second, 100*time.Millisecond).Should(Succeed(), "operator ready; log: %s", r.Log())
 }
 
-// newMemcached creates a Memcached of size in ns.
+// newMemcached creates a Memcached of size in ns (utils.NewMemcached).
 func newMemcached(t *testing.T, g Gomega, ns, name string, size int32, mutate ...func(*cachev1alpha1.Memcached)) {
 	t.Helper()
-	mc := &cachev1alpha1.Memcached{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: cachev1alpha1.MemcachedSpec{Size: size}}
-	for _, m := range mutate {
-		m(mc)
-	}
-	g.Expect(k8s.Create(context.Background(), mc)).To(Succeed())
+	g.Expect(k8s.Create(context.Background(), utils.NewMemcached(ns, name, size, mutate...))).To(Succeed())
 }
 
 // available reports whether the Memcached is Available at its current generation.
@@ -344,33 +338,10 @@ func forbidden(log string) []string {
 func scrape(g Gomega, r *runner.Runner, token string) (int, string) {
 	addr := r.Addr("metrics-bind-address")
 	g.Expect(addr).NotTo(BeEmpty())
-	req, _ := http.NewRequest(http.MethodGet, "https://"+addr+"/metrics", nil)
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	// The operator serves a self-signed certificate (controller-runtime's default).
-	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
-	resp, err := c.Do(req)
+	code, body, err := utils.ScrapeMetrics(context.Background(), "https://"+addr+"/metrics", token)
 	g.Expect(err).NotTo(HaveOccurred())
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(body)
+	return code, body
 }
-
-// token returns a TokenRequest token of ServiceAccount ns/name, creating the ServiceAccount.
-func token(t *testing.T, g Gomega, ns, name string) string {
-	t.Helper()
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
-	if err := k8s.Create(context.Background(), sa); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(filepath.Join(repoRoot, "bin", "kubectl"), "--kubeconfig", os.Getenv("KUBECONFIG"),
-		"create", "token", name, "-n", ns).Output()
-	g.Expect(err).NotTo(HaveOccurred())
-	return strings.TrimSpace(string(out))
-}
-
-var reconcileSuccess = regexp.MustCompile(`controller_runtime_reconcile_total\{controller="memcached",result="success"\} (\d+)`)
 
 // checkMetricsAuth proves the metrics endpoint refuses anonymous and unbound callers and serves a
 // ServiceAccount bound to the bundle's metrics-reader ClusterRole
@@ -379,10 +350,10 @@ func checkMetricsAuth(t *testing.T, g Gomega, r *runner.Runner, ns string) {
 	t.Helper()
 	code, _ := scrape(g, r, "")
 	g.Expect(code).To(BeElementOf(http.StatusUnauthorized, http.StatusForbidden), "anonymous scrape")
-	code, _ = scrape(g, r, token(t, g, ns, "unbound-scraper"))
+	code, _ = scrape(g, r, utils.ServiceAccountToken(t, k8s, ns, "unbound-scraper"))
 	g.Expect(code).To(Equal(http.StatusForbidden), "scrape by an unbound ServiceAccount")
 
-	bound := token(t, g, ns, "scraper")
+	bound := utils.ServiceAccountToken(t, k8s, ns, "scraper")
 	crb := &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "scraper-metrics-" + ns},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: metricsReaderRole},
@@ -393,10 +364,12 @@ func checkMetricsAuth(t *testing.T, g Gomega, r *runner.Runner, ns string) {
 	g.Eventually(func(g Gomega) {
 		code, body := scrape(g, r, bound)
 		g.Expect(code).To(Equal(http.StatusOK))
-		g.Expect(body).To(ContainSubstring("workqueue_depth"))
-		g.Expect(body).To(ContainSubstring("memcached_operator_instance_ready_replicas"))
-		m := reconcileSuccess.FindStringSubmatch(body)
-		g.Expect(m).NotTo(BeNil(), "controller_runtime_reconcile_total for memcached")
-		g.Expect(m[1]).NotTo(Equal("0"))
+		m, err := utils.ParseMetrics(body)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(m).To(HaveKey("workqueue_depth"))
+		g.Expect(m).To(HaveKey("memcached_operator_instance_ready_replicas"))
+		ok, found := m.Sum("controller_runtime_reconcile_total", map[string]string{"controller": "memcached", "result": "success"})
+		g.Expect(found).To(BeTrue(), "controller_runtime_reconcile_total for memcached")
+		g.Expect(ok).To(BeNumerically(">=", 1))
 	}, 30*time.Second, 500*time.Millisecond).Should(Succeed())
 }

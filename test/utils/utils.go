@@ -14,10 +14,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package utils holds what the end-to-end suites share (test/e2e on the kwok tier, test/real and
-// test/olmreal on the real node), as kubebuilder's test/utils does: the suite's client, namespaces
-// that clean up after themselves, the metrics-reader binding, the restricted client pod, and the
-// phase timings a suite prints for the README's figures. Every helper takes the client it uses.
+// Package utils holds what the end-to-end suites share (test/e2e and test/olm on the kwok tier,
+// test/real and test/olmreal on the real node), as kubebuilder's test/utils does: the suite's
+// client, a kubectl runner, namespaces that clean up after themselves, ServiceAccount tokens, the
+// metrics-reader binding, metrics scraped and parsed with prometheus/common's expfmt, new
+// Memcacheds, the restricted client pod, and the phase timings a suite prints for the README's
+// figures. Every helper takes the client it uses.
 package utils
 
 import (
