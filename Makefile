@@ -352,6 +352,12 @@ demo-real: kubectl kustomize ## The real-node story in one command: node, images
 # catalog/ before VERSION), then upgrades to VERSION. operator-sdk v1.42.3 reads its index image over
 # HTTPS only, so it gets the registry's HTTPS address (hack/registry.sh start-tls), LOCAL_REGISTRY_TLS.
 OLM_REAL_PREVIOUS ?= $(shell ls catalog/memcached-operator/bundles | sed -n 's/^memcached-operator\.v\(.*\)\.yaml$$/\1/p' | sort -V | grep -vx '$(VERSION)' | tail -n1)
+# OLM_REAL_OLDEST is the first release in catalog/: the channel-bump test installs it from a catalog
+# image whose channels end there, then pushes the full catalog image over the polled tag.
+OLM_REAL_OLDEST ?= $(shell ls catalog/memcached-operator/bundles | sed -n 's/^memcached-operator\.v\(.*\)\.yaml$$/\1/p' | sort -V | head -n1)
+# The catalog images hack/olm-real-images.sh pushes (catalog/ with local image names) and the tag the
+# test's CatalogSource polls.
+OLM_REAL_CATALOG ?= $(LOCAL_REGISTRY)/memcached-operator-catalog
 REGISTRY_TLS_PORT ?= 5443
 LOCAL_REGISTRY_TLS ?= 127.0.0.1:$(REGISTRY_TLS_PORT)
 export REGISTRY_TLS_PORT
@@ -363,27 +369,45 @@ olm-up-real: ## Install OLM into the real-node cluster as pods (make olm-up NODE
 	$(MAKE) --no-print-directory olm-up NODE=real CLUSTER_DIR=$(REAL_CLUSTER_DIR)
 
 .PHONY: olm-real-images
-olm-real-images: ## Push the operator and bundle images of every release in catalog/ (local names, images by digest in the CSV) and the images operator-sdk's registry pods use.
+olm-real-images: opm ## Push the operator and bundle images of every release in catalog/ (local names, images by digest in the CSV), the local catalog images and the images operator-sdk's registry pods use.
 	hack/local-images.sh memcached opm-index ubi
-	hack/olm-real-images.sh
+	OPM="$(OPM)" OPM_VERSION=$(OPM_VERSION) hack/olm-real-images.sh
 
 .PHONY: test-olm-real
-test-olm-real: kubectl operator-sdk ## Prove operator-sdk run bundle / run bundle-upgrade / cleanup under OLM running in the real-node cluster (test/olmreal).
+test-olm-real: kubectl kustomize operator-sdk ## Prove OLM in the real-node cluster (test/olmreal): our catalog image in every install mode, a channel-bump upgrade, operator-sdk run bundle / bundle-upgrade / cleanup, scorecard as pods.
 	$(MAKE) --no-print-directory cluster-up NODE=real CLUSTER_DIR=$(REAL_CLUSTER_DIR)
+	@# An operator deployed by make deploy-real/demo-real watches every namespace: remove it (test/olmreal refuses to run beside it).
+	test ! -f "$(REAL_CLUSTER_DIR)/deploy/kustomization.yaml" || $(MAKE) --no-print-directory undeploy-real
+	CLUSTER_DIR="$(REAL_CLUSTER_DIR)" KUBECTL="$(KUBECTL)" hack/demo-olm-real.sh down
 	hack/registry.sh start-tls
 	$(MAKE) --no-print-directory olm-real-images
 	hack/local-images.sh gobin $(MCCLIENT_IMG) ./test/real/cmd/mcclient
+	hack/scorecard-real.sh images
+	hack/scorecard-real.sh config "$(REAL_CLUSTER_DIR)/scorecard/config.yaml"
 	NODE=real CLUSTER_DIR="$(REAL_CLUSTER_DIR)" hack/olm-up.sh
 	set -a; . "$(REGISTRY_DIR)/images.env"; set +a; \
 	KUBECONFIG="$(REAL_KUBECONFIG)" KUBECTL="$(KUBECTL)" OPERATOR_SDK="$(OPERATOR_SDK)" \
+	BUNDLE_DIR="$(CURDIR)/bundle" SCORECARD_CONFIG="$(REAL_CLUSTER_DIR)/scorecard/config.yaml" \
 	BUNDLE_PREVIOUS=$(LOCAL_REGISTRY_TLS)/memcached-operator-bundle:v$(OLM_REAL_PREVIOUS) \
 	BUNDLE_HEAD=$(LOCAL_REGISTRY_TLS)/memcached-operator-bundle:v$(VERSION) \
 	BUNDLE_PREVIOUS_HTTP=$(LOCAL_REGISTRY)/memcached-operator-bundle:v$(OLM_REAL_PREVIOUS) \
 	INDEX_IMAGE=$(LOCAL_REGISTRY_TLS)/local/opm-index:$(OPM_VERSION) INDEX_IMAGE_HTTP=$(LOCAL_REGISTRY)/local/opm-index:$(OPM_VERSION) \
 	DECOMPRESSION_IMAGE=$(LOCAL_REGISTRY)/ubi9/ubi:9.8 SSL_CERT_FILE="$(REGISTRY_DIR)/tls/ca-bundle.crt" \
 	OPERATOR_IMAGE_PREVIOUS=$$OPERATOR_IMAGE_$(call version-key,$(OLM_REAL_PREVIOUS)) OPERATOR_IMAGE_HEAD=$$OPERATOR_IMAGE_$(call version-key,$(VERSION)) \
+	VERSION_OLDEST=$(OLM_REAL_OLDEST) OPERATOR_IMAGE_OLDEST=$$OPERATOR_IMAGE_$(call version-key,$(OLM_REAL_OLDEST)) \
+	CATALOG_IMAGE_HEAD=$(OLM_REAL_CATALOG):olm-real CATALOG_IMAGE_OLDEST=$(OLM_REAL_CATALOG):olm-real-v$(OLM_REAL_OLDEST) \
+	CATALOG_IMAGE_POLLED=$(OLM_REAL_CATALOG):olmreal-test \
 	OLMREAL_ARTIFACTS="$(REAL_CLUSTER_DIR)/test-olm-real" \
 		go test -tags real ./test/olmreal/ -v -count=1 -timeout 30m
+
+.PHONY: demo-olm-real
+demo-olm-real: kubectl kustomize operator-sdk opm ## The OLM story on the real node, every step timed: run bundle / bundle-upgrade / cleanup, our catalog image, a channel-bump upgrade, scorecard.
+	CLUSTER_DIR="$(REAL_CLUSTER_DIR)" KUBECTL="$(KUBECTL)" OPERATOR_SDK="$(OPERATOR_SDK)" MCCLIENT_IMG="$(MCCLIENT_IMG)" hack/demo-olm-real.sh up
+
+.PHONY: scorecard-real
+scorecard-real: kubectl kustomize operator-sdk ## Run operator-sdk scorecard on bundle/ in the real-node cluster, its tests as pods from local images (config/scorecard-local).
+	$(MAKE) --no-print-directory cluster-up NODE=real CLUSTER_DIR=$(REAL_CLUSTER_DIR)
+	KUBECONFIG="$(REAL_KUBECONFIG)" hack/scorecard-real.sh run bundle
 
 ##@ Tools
 

@@ -31,7 +31,9 @@ limitations under the License.
 // For the catalog tests: CATALOG_IMAGE_HEAD (our catalog with every release, local names),
 // CATALOG_IMAGE_OLDEST (the same cut at the oldest release, VERSION_OLDEST), CATALOG_IMAGE_POLLED
 // (the tag the CatalogSource polls; the tests push the two others over it with skopeo) and
-// OPERATOR_IMAGE_OLDEST.
+// OPERATOR_IMAGE_OLDEST. For scorecard: BUNDLE_DIR (the bundle as shipped), SCORECARD_CONFIG (its
+// scorecard configuration with the local test images, hack/scorecard-real.sh config),
+// SCORECARD_UNTAR_IMAGE and SCORECARD_STORAGE_IMAGE.
 package olmreal
 
 import (
@@ -80,7 +82,8 @@ func setUp() error {
 	for _, k := range []string{"KUBECONFIG", "KUBECTL", "OPERATOR_SDK", "BUNDLE_PREVIOUS", "BUNDLE_HEAD",
 		"BUNDLE_PREVIOUS_HTTP", "INDEX_IMAGE", "INDEX_IMAGE_HTTP", "DECOMPRESSION_IMAGE", "SSL_CERT_FILE",
 		"MCCLIENT_IMAGE", "OPERATOR_IMAGE_PREVIOUS", "OPERATOR_IMAGE_HEAD", "CATALOG_IMAGE_HEAD", "CATALOG_IMAGE_OLDEST",
-		"CATALOG_IMAGE_POLLED", "VERSION_OLDEST", "OPERATOR_IMAGE_OLDEST"} {
+		"CATALOG_IMAGE_POLLED", "VERSION_OLDEST", "OPERATOR_IMAGE_OLDEST", "BUNDLE_DIR", "SCORECARD_CONFIG",
+		"SCORECARD_UNTAR_IMAGE", "SCORECARD_STORAGE_IMAGE"} {
 		if suite.env[k] = os.Getenv(k); suite.env[k] == "" {
 			return fmt.Errorf("%s is not set: run `make test-olm-real` (see the package doc of test/olmreal)", k)
 		}
