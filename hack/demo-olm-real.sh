@@ -47,8 +47,9 @@ previous=$(grep -vx "$head" <<<"$versions" | tail -n1)
 down() {
   k delete namespace "$NS" "$SDK_NS" --ignore-not-found --wait=true >/dev/null
   k delete catalogsource "$CATSRC" -n olm --ignore-not-found >/dev/null
-  k get clusterroles -o name | while read -r r; do
-    [[ "$(k get "$r" -o jsonpath='{.metadata.labels.olm\.owner}')" == memcached-operator.* ]] && k delete "$r" >/dev/null
+  local r
+  for r in $(k get clusterroles -o jsonpath='{range .items[*]}{.metadata.name}={.metadata.labels.olm\.owner}{"\n"}{end}' | sed -n 's/=memcached-operator\..*//p'); do
+    k delete clusterrole "$r" >/dev/null
   done
   k delete crd memcacheds.cache.example.com --ignore-not-found >/dev/null
   echo "demo-olm-real: removed namespaces $NS and $SDK_NS, CatalogSource olm/$CATSRC, the Memcached CRD and the bundle's ClusterRoles"
