@@ -6,7 +6,8 @@
 #   base    openssl, curl (the local control plane), memcached (the real-binary argument test)
 #   real    the real-node tier: containerd, runc, CNI plugins (containernetworking-plugins),
 #           iptables, nftables and conntrack (kube-proxy; nft removes the tables it leaves), buildah, skopeo, umoci (images without a Docker
-#           engine), docker-registry (the local registry), busybox-static (a shell for images)
+#           engine), docker-registry (the local registry), busybox-static (a shell for images),
+#           jq (the real OLM tier's catalog and scorecard scripts)
 # With no GROUP, installs base and real. Needs root (CI runs as root).
 set -euo pipefail
 
@@ -14,10 +15,10 @@ declare -A pkg_of=(
   [openssl]=openssl [curl]=curl [memcached]=memcached
   [containerd]=containerd [runc]=runc [/usr/lib/cni/bridge]=containernetworking-plugins
   [iptables]=iptables [conntrack]=conntrack [buildah]=buildah [skopeo]=skopeo [umoci]=umoci
-  [docker-registry]=docker-registry [busybox]=busybox-static [nft]=nftables
+  [docker-registry]=docker-registry [busybox]=busybox-static [nft]=nftables [jq]=jq
 )
 groups_base=(openssl curl memcached)
-groups_real=(containerd runc /usr/lib/cni/bridge iptables nft conntrack buildah skopeo umoci docker-registry busybox)
+groups_real=(containerd runc /usr/lib/cni/bridge iptables nft conntrack buildah skopeo umoci docker-registry busybox jq)
 
 [ $# -gt 0 ] || set -- base real
 want=()
