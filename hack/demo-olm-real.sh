@@ -46,7 +46,10 @@ previous=$(grep -vx "$head" <<<"$versions" | tail -n1)
 
 down() {
   k delete namespace "$NS" "$SDK_NS" --ignore-not-found --wait=true >/dev/null
-  k delete catalogsource "$CATSRC" -n olm --ignore-not-found >/dev/null
+  # Before OLM is installed there is no CatalogSource kind (make test-olm-real calls down first).
+  if k get crd catalogsources.operators.coreos.com >/dev/null 2>&1; then
+    k delete catalogsource "$CATSRC" -n olm --ignore-not-found >/dev/null
+  fi
   local r
   for r in $(k get clusterroles -o jsonpath='{range .items[*]}{.metadata.name}={.metadata.labels.olm\.owner}{"\n"}{end}' | sed -n 's/=memcached-operator\..*//p'); do
     k delete clusterrole "$r" >/dev/null
