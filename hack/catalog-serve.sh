@@ -63,18 +63,10 @@ address=127.0.0.1:$CATALOG_PORT
 t0=$(date +%s%N)
 # shellcheck source=lib/procs.sh
 . "$root/hack/lib/procs.sh"
-die() { echo "catalog-serve: $*" >&2; exit 1; }
 k() { "$kubectl" --kubeconfig="$kubeconfig" "$@"; }
 
 # opm_pid: prints the recorded PID of opm serve when it still runs bin/opm.
-opm_pid() {
-  local pid argv0
-  pid=$(cat "$pids/opm.pid" 2>/dev/null || true)
-  [[ "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null || return 1
-  argv0=$(tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | head -n1) || return 1
-  [ "$(basename -- "$argv0")" = opm ] && echo "$pid"
-}
-port_owner() { ss -Hltnp "sport = :$1" 2>/dev/null | { grep -o "pid=[0-9]*" || true; } | cut -d= -f2 | sort -u; }
+opm_pid() { pid_if_ours opm; }
 cluster_up() { [ -s "$kubeconfig" ] && k get --raw /readyz >/dev/null 2>&1; }
 
 stop_opm() {

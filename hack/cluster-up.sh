@@ -82,40 +82,22 @@ fi
 
 pid_of() { cat "$pids/$1.pid" 2>/dev/null || true; }
 
-# alive NAME: the recorded PID of NAME is running and is still that binary.
-alive() {
-  local pid
-  pid=$(pid_of "$1")
-  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 1
-  local argv0
-  argv0=$(tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | head -n1) || return 1
-  [ "$(basename -- "$argv0")" = "$1" ]
-}
-
 curl_api() {
   curl --noproxy '*' -fsS --max-time 5 --cacert "$pki/ca.crt" --cert "$pki/admin.crt" --key "$pki/admin.key" \
     "https://$API_ADDR:$APISERVER_PORT$1"
 }
 
+# On failure (on_exit in lib/procs.sh): the failing component's log tail, then stop what was started.
 started=()
 failing=""
-on_exit() {
-  local rc=$?
-  [ "$rc" -eq 0 ] && return
-  if [ -n "$failing" ] && [ -s "$logs/$failing.log" ]; then
-    echo "---- last 30 lines of $logs/$failing.log ----" >&2
-    tail -n 30 "$logs/$failing.log" >&2
-    echo "----" >&2
-  fi
+failed_hint=" (logs: $logs)"
+on_failure() {
   if [ "${#started[@]}" -gt 0 ] && [ "${KEEP_ON_FAILURE:-0}" != 1 ]; then
     echo "cluster-up: stopping the components started so far (KEEP_ON_FAILURE=1 keeps them)" >&2
     CLUSTER_DIR=$CLUSTER_DIR "$root/hack/cluster-down.sh" >&2 || true
   fi
-  echo "cluster-up: FAILED after $(elapsed)s (logs: $logs)" >&2
 }
 trap on_exit EXIT
-
-die() { echo "cluster-up: $*" >&2; exit 1; }
 
 print_usage_hint() {
   echo

@@ -30,15 +30,17 @@ case ${1:-up} in
   *) echo "usage: $0 [up|down]" >&2; exit 2 ;;
 esac
 
+# shellcheck source=lib/procs.sh
+. "$root/hack/lib/procs.sh"
 start=$(date +%s%N)
 last=$start
+# step MSG: this demo's own heading (elapsed and since the last step), in place of procs.sh's.
 step() {
   local now; now=$(date +%s%N)
   printf '\n\033[1m[%5.1fs, +%4.1fs] %s\033[0m\n' "$(( (now - start) / 1000000 ))e-3" "$(( (now - last) / 1000000 ))e-3" "$*"
   last=$now
 }
 k() { "$KUBECTL" "$@"; }
-die() { echo "demo-real: $*" >&2; exit 1; }
 # until_ok SECONDS WHAT CMD...: run CMD every 0.2 s until it succeeds; fail after SECONDS.
 until_ok() {
   local deadline=$(( $(date +%s) + $1 )) what=$2

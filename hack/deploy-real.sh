@@ -39,7 +39,6 @@ dir=$CLUSTER_DIR/deploy
 t0=$(date +%s%N)
 # shellcheck source=lib/procs.sh
 . "$root/hack/lib/procs.sh"
-die() { echo "deploy-real: $*" >&2; exit 1; }
 export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}"
 
 # pinned REF prints REF as repo@sha256:<digest of its manifest in the registry>; a reference that

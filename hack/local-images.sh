@@ -88,7 +88,6 @@ export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" no_proxy="127.0.0.1
 t0=$(date +%s%N)
 # shellcheck source=lib/procs.sh
 . "$root/hack/lib/procs.sh"
-die() { echo "local-images: $*" >&2; exit 1; }
 usage() { sed -n '2,68p' "$0" >&2; exit 2; }
 
 buildah() { command buildah --root "$BUILDAH_DIR/storage" --runroot "$BUILDAH_DIR/run" --storage-driver vfs "$@"; }

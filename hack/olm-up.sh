@@ -89,33 +89,12 @@ CATALOG_HEALTH_PORT=8443 # catalog: HTTPS (given a certificate), fixed by OLM
 t0=$(date +%s%N)
 # shellcheck source=lib/procs.sh
 . "$root/hack/lib/procs.sh"
-die() { echo "olm-up: $*" >&2; exit 1; }
 k() { "$kubectl" --kubeconfig="$kubeconfig" "$@"; }
 
+# On failure (on_exit in lib/procs.sh): the failing component's log tail and how to clean up.
 failing=""
-on_exit() {
-  local rc=$?
-  [ "$rc" -eq 0 ] && return
-  if [ -n "$failing" ] && [ -s "$logs/$failing.log" ]; then
-    echo "---- last 30 lines of $logs/$failing.log ----" >&2
-    tail -n 30 "$logs/$failing.log" >&2
-    echo "----" >&2
-  fi
-  echo "olm-up: FAILED after $(elapsed)s${failing:+ (hack/olm-down.sh stops what was started)}" >&2
-}
+on_failure() { if [ -n "$failing" ]; then failed_hint=" (hack/olm-down.sh stops what was started)"; fi; }
 trap on_exit EXIT
-
-# alive NAME: the recorded PID of NAME is running and is still that binary.
-alive() {
-  local pid argv0
-  pid=$(cat "$pids/$1.pid" 2>/dev/null || true)
-  [[ "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null || return 1
-  argv0=$(tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | head -n1) || return 1
-  [ "$(basename -- "$argv0")" = "$1" ]
-}
-
-# port_owner PORT: PIDs listening on TCP PORT (any address), one per line.
-port_owner() { ss -Hltnp "sport = :$1" 2>/dev/null | { grep -o "pid=[0-9]*" || true; } | cut -d= -f2 | sort -u; }
 
 # ---------------------------------------------------------------- the cluster must be up
 [ -s "$kubeconfig" ] || die "no cluster in $CLUSTER_DIR (no kubeconfig): start it with 'make cluster-up' (or hack/cluster-up.sh with the same CLUSTER_DIR)"

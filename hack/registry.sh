@@ -53,11 +53,9 @@ pids=$REGISTRY_DIR
 t0=$(date +%s%N)
 # shellcheck source=lib/procs.sh
 . "$root/hack/lib/procs.sh"
-die() { echo "registry: $*" >&2; exit 1; }
 
 export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}"
 answers() { curl -fsS -o /dev/null --max-time 2 "http://$addr/v2/" 2>/dev/null; }
-port_owner() { ss -Hltnp "sport = :$REGISTRY_PORT" 2>/dev/null | { grep -o "pid=[0-9]*" || true; } | cut -d= -f2 | sort -u | tr '\n' ' '; }
 
 start() {
   local pid
@@ -68,7 +66,7 @@ start() {
   fi
   rm -f "$pids/$name.pid"
   [ -x "$bin" ] || die "$bin not found: install Debian's docker-registry (hack/host-packages.sh real)"
-  [ -z "$(port_owner)" ] || die "port $REGISTRY_PORT is taken by pid $(port_owner)(not ours): set REGISTRY_PORT"
+  [ -z "$(port_owner "$REGISTRY_PORT")" ] || die "port $REGISTRY_PORT is taken by pid $(port_owner "$REGISTRY_PORT" | tr '\n' ' ')(not ours): set REGISTRY_PORT"
   mkdir -p "$REGISTRY_DIR/data"
   cat >"$REGISTRY_DIR/config.yml" <<EOF
 # Written by hack/registry.sh: plain HTTP on loopback only, no auth, storage under REGISTRY_DIR.
@@ -114,7 +112,7 @@ start_tls() {
     return 0
   fi
   rm -f "$pids/$tls_name.pid"
-  owner=$(ss -Hltnp "sport = :$REGISTRY_TLS_PORT" 2>/dev/null | { grep -o "pid=[0-9]*" || true; } | cut -d= -f2 | sort -u | tr '\n' ' ')
+  owner=$(port_owner "$REGISTRY_TLS_PORT" | tr '\n' ' ')
   [ -z "$owner" ] || die "port $REGISTRY_TLS_PORT is taken by pid $owner(not ours): set REGISTRY_TLS_PORT"
   mkdir -p "$tls_dir"
   if [ ! -s "$tls_dir/server.key" ] || [ ! -s "$tls_dir/ca.crt" ]; then

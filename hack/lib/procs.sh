@@ -1,12 +1,19 @@
 # shellcheck shell=bash
 # procs.sh — helpers shared by the hack/ scripts that start and stop local processes. Source it
 # after setting $pids (the directory of NAME.pid files) and, for stop_group, $GRACE (seconds).
+#   die MSG             print "<script>: MSG" on stderr and exit 1 (<script>: $0 without .sh)
 #   step MSG            print MSG with the seconds elapsed since the script started
 #   ours NAME PID       PID is alive and still runs the binary NAME (guards against PID reuse)
 #   running PID         the process exists and has not exited (a zombie has closed its ports)
 #   pid_if_ours NAME    print the recorded PID of NAME when it still runs NAME
+#   alive NAME          the recorded PID of NAME still runs NAME (pid_if_ours, silent)
+#   port_owner PORT     the PIDs listening on TCP PORT (any address), one per line
 #   stop_group NAME...  SIGTERM the recorded processes together, wait up to $GRACE s, SIGKILL
 #                       leftovers, remove their pid files
+#   on_exit             an EXIT trap (`trap on_exit EXIT`): when the script fails, print the last
+#                       30 lines of $logs/$failing.log ($failing: the component being started, if
+#                       any), run the script's on_failure when it defines one, and say
+#                       "<script>: FAILED after Ns" followed by $failed_hint
 
 t0=${t0:-$(date +%s%N)}
 elapsed() {
@@ -14,6 +21,7 @@ elapsed() {
   printf '%d.%d' $((ms / 1000)) $((ms % 1000 / 100))
 }
 step() { printf '[%6ss] %s\n' "$(elapsed)" "$*"; }
+die() { echo "$(basename -- "$0" .sh): $*" >&2; exit 1; }
 
 ours() {
   kill -0 "$2" 2>/dev/null || return 1
@@ -32,6 +40,22 @@ pid_if_ours() {
   local pid
   pid=$(cat "$pids/$1.pid" 2>/dev/null || true)
   [[ "$pid" =~ ^[0-9]+$ ]] && ours "$1" "$pid" && echo "$pid"
+}
+
+alive() { pid_if_ours "$1" >/dev/null; }
+
+port_owner() { ss -Hltnp "sport = :$1" 2>/dev/null | { grep -o "pid=[0-9]*" || true; } | cut -d= -f2 | sort -u; }
+
+on_exit() {
+  local rc=$?
+  [ "$rc" -eq 0 ] && return
+  if [ -n "${failing:-}" ] && [ -s "${logs:-}/$failing.log" ]; then
+    echo "---- last 30 lines of $logs/$failing.log ----" >&2
+    tail -n 30 "$logs/$failing.log" >&2
+    echo "----" >&2
+  fi
+  if declare -F on_failure >/dev/null; then on_failure || true; fi
+  echo "$(basename -- "$0" .sh): FAILED after $(elapsed)s${failed_hint:-}" >&2
 }
 
 stop_group() {
