@@ -47,14 +47,12 @@ step "Serving our catalog with 0.1.0 as the stable head"
 CATALOG_MAX_VERSION=0.1.0 "$root/hack/catalog-serve.sh" start
 
 step "OperatorGroup and Subscription in $NS (channel stable, OwnNamespace)"
-k create namespace "$NS" --dry-run=client -o yaml | k apply -f - >/dev/null
+k get namespace "$NS" >/dev/null 2>&1 || k create namespace "$NS" >/dev/null
 until k get serviceaccount default -n "$NS" >/dev/null 2>&1; do sleep 0.2; done
-k apply -f - <<YAML
-apiVersion: operators.coreos.com/v1
-kind: OperatorGroup
-metadata: {name: memcached, namespace: $NS}
-spec: {targetNamespaces: [$NS]}
----
+# OLM allows one OperatorGroup per namespace: reuse the one $NS has when it serves $NS, else stop
+# with a message naming it.
+KUBECTL=$KUBECTL "$root/hack/operator-group.sh" "$NS" "$NS" >/dev/null
+k apply --server-side --field-manager=memcached-demo -f - <<YAML
 apiVersion: operators.coreos.com/v1alpha1
 kind: Subscription
 metadata: {name: memcached-operator, namespace: $NS}

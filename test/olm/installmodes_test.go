@@ -85,13 +85,8 @@ func TestInstallModes(t *testing.T) {
 			for _, ns := range created {
 				createNamespace(t, g, ns)
 			}
-			if tc.targets != nil {
-				og := &operatorsv1.OperatorGroup{
-					ObjectMeta: metav1.ObjectMeta{Name: "memcached", Namespace: tc.operatorNS},
-					Spec:       operatorsv1.OperatorGroupSpec{TargetNamespaces: tc.targets},
-				}
-				g.Expect(k8s.Create(context.Background(), og)).To(Succeed())
-			}
+			// AllNamespaces: OLM's own global-operators group of "operators" is reused.
+			ensureOperatorGroup(t, g, tc.operatorNS, tc.targets)
 			csv := subscribe(t, g, tc.operatorNS, "stable", "")
 
 			r := startRunner(t, g, tc.operatorNS, csv)

@@ -27,7 +27,6 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
-	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	operatorsv2 "github.com/operator-framework/api/pkg/operators/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -81,9 +80,7 @@ func TestUpgradeByChannelBump(t *testing.T) {
 
 	deleteNamespaces(t, g, upNS) // leftovers of an interrupted run
 	createNamespace(t, g, upNS)
-	og := &operatorsv1.OperatorGroup{ObjectMeta: metav1.ObjectMeta{Name: "memcached", Namespace: upNS},
-		Spec: operatorsv1.OperatorGroupSpec{TargetNamespaces: []string{upNS}}}
-	g.Expect(k8s.Create(ctx, og)).To(Succeed())
+	ensureOperatorGroup(t, g, upNS, []string{upNS})
 	csv := subscribe(t, g, upNS, "stable", fromCSV)
 	g.Expect(csv.Name).To(Equal(fromCSV))
 	// 0.1.0 is deprecated in the catalog (catalog/memcached-operator/deprecations.yaml).
