@@ -133,6 +133,33 @@ func TestCatalogInstallModes(t *testing.T) {
 	}
 }
 
+// TestOperatorGroupReuse: an install reuses the OperatorGroup already in its namespace when it
+// targets the right namespaces, and refuses (naming it) when it targets others or when there are two,
+// instead of adding one more: with two OperatorGroups OLM resolves nothing in the namespace
+// (TooManyOperatorGroups: operator-framework/operator-lifecycle-manager#669,
+// opendatahub-io/opendatahub-operator#114, redhat-developer/rhdh-operator#1037).
+func TestOperatorGroupReuse(t *testing.T) {
+	g := NewWithT(t)
+	nss := newNamespaces(t, 2)
+	ns, other := nss[0], nss[1]
+	og, created, err := operatorGroupFor(ns, []string{ns})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(created).To(BeTrue())
+	again, created, err := operatorGroupFor(ns, []string{ns})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(created).To(BeFalse(), "a second OperatorGroup was created")
+	g.Expect(again.Name).To(Equal(og.Name))
+	_, _, err = operatorGroupFor(ns, []string{other})
+	g.Expect(err).To(MatchError(And(ContainSubstring("already has OperatorGroup "+og.Name), ContainSubstring("TooManyOperatorGroups"))))
+	second := &operatorsv1.OperatorGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "second"}}
+	g.Expect(suite.k8s.Create(context.Background(), second)).To(Succeed())
+	_, _, err = operatorGroupFor(ns, []string{ns})
+	g.Expect(err).To(MatchError(ContainSubstring("has 2 OperatorGroups")))
+	list := &operatorsv1.OperatorGroupList{}
+	g.Expect(suite.k8s.List(context.Background(), list, client.InNamespace(ns))).To(Succeed())
+	g.Expect(list.Items).To(HaveLen(2), "nothing added by the refused calls")
+}
+
 // newNamespaces creates count namespaces as newNamespace does; when t ends it deletes them all at
 // once and waits until they are gone (deleting them one by one would cost ~10 s each).
 func newNamespaces(t *testing.T, count int) []string {
@@ -236,41 +263,57 @@ func channelHead(channel string) (string, error) {
 }
 
 // ensureOperatorGroup makes sure namespace ns has exactly one OperatorGroup targeting targets (nil:
-// all namespaces). An OperatorGroup already there is reused when it targets the same namespaces;
-// otherwise the test stops: OLM refuses to resolve anything in a namespace with two
-// OperatorGroups (TooManyOperatorGroups), so creating a second one would only hang the install.
+// all namespaces), creating it (deleted when t ends) when there is none; it stops the test when
+// operatorGroupFor refuses.
 func ensureOperatorGroup(t *testing.T, ns string, targets []string) {
 	t.Helper()
+	og, created, err := operatorGroupFor(ns, targets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if created {
+		t.Cleanup(func() { _ = client.IgnoreNotFound(suite.k8s.Delete(context.Background(), og)) })
+		t.Logf("OperatorGroup %s/%s created, targets %v", ns, og.Name, describeTargets(targets))
+		return
+	}
+	t.Logf("reusing OperatorGroup %s/%s (targets %v)", ns, og.Name, describeTargets(targets))
+}
+
+// operatorGroupFor returns the OperatorGroup an install into ns targeting targets (nil: all
+// namespaces) uses: the one already in ns when it targets the same namespaces, else a new one
+// named memcached (created reports that). It refuses, with an error naming what is there, when ns
+// has an OperatorGroup with other targets or several: OLM resolves nothing in a namespace with two
+// OperatorGroups (TooManyOperatorGroups), so creating a second one would only hang the install.
+func operatorGroupFor(ns string, targets []string) (og *operatorsv1.OperatorGroup, created bool, err error) {
 	ctx := context.Background()
 	list := &operatorsv1.OperatorGroupList{}
 	if err := suite.k8s.List(ctx, list, client.InNamespace(ns)); err != nil {
-		t.Fatalf("failed to list the OperatorGroups of %s: %v", ns, err)
+		return nil, false, fmt.Errorf("failed to list the OperatorGroups of %s: %w", ns, err)
 	}
-	want := slices.Sorted(slices.Values(targets))
 	switch len(list.Items) {
 	case 0:
-		og := &operatorsv1.OperatorGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "memcached"},
+		og = &operatorsv1.OperatorGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "memcached"},
 			Spec: operatorsv1.OperatorGroupSpec{TargetNamespaces: targets}}
 		if err := suite.k8s.Create(ctx, og); err != nil {
-			t.Fatalf("failed to create OperatorGroup %s/memcached: %v", ns, err)
+			return nil, false, fmt.Errorf("failed to create OperatorGroup %s/memcached: %w", ns, err)
 		}
-		t.Cleanup(func() { _ = client.IgnoreNotFound(suite.k8s.Delete(context.Background(), og)) })
-		t.Logf("OperatorGroup %s/memcached created, targets %v", ns, describeTargets(targets))
+		return og, true, nil
 	case 1:
-		og := list.Items[0]
+		og = &list.Items[0]
 		have := slices.Sorted(slices.Values(og.Spec.TargetNamespaces))
-		if og.Spec.Selector != nil || !slices.Equal(have, want) {
-			t.Fatalf("namespace %s already has OperatorGroup %s (targets %v, selector %v) and this install needs targets %v: "+
+		if og.Spec.Selector != nil || !slices.Equal(have, slices.Sorted(slices.Values(targets))) {
+			return nil, false, fmt.Errorf("namespace %s already has OperatorGroup %s (targets %v, selector %v) and this install needs targets %v: "+
 				"a second OperatorGroup would stop OLM from resolving anything in %s (TooManyOperatorGroups); "+
-				"install into another namespace or change that OperatorGroup", ns, og.Name, describeTargets(og.Spec.TargetNamespaces), og.Spec.Selector, describeTargets(targets), ns)
+				"install into another namespace or change that OperatorGroup", ns, og.Name, describeTargets(og.Spec.TargetNamespaces),
+				og.Spec.Selector, describeTargets(targets), ns)
 		}
-		t.Logf("reusing OperatorGroup %s/%s (targets %v)", ns, og.Name, describeTargets(targets))
+		return og, false, nil
 	default:
 		names := make([]string, 0, len(list.Items))
 		for _, og := range list.Items {
 			names = append(names, og.Name)
 		}
-		t.Fatalf("namespace %s has %d OperatorGroups %v: OLM resolves nothing there (TooManyOperatorGroups) until only one is left",
+		return nil, false, fmt.Errorf("namespace %s has %d OperatorGroups %v: OLM resolves nothing there (TooManyOperatorGroups) until only one is left",
 			ns, len(names), names)
 	}
 }
