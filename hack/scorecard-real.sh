@@ -23,12 +23,12 @@
 #   run [DIR]   images, config, then `operator-sdk scorecard` on a temporary copy of the bundle DIR
 #               (default bundle/) whose tests/scorecard/config.yaml is that configuration, in a new
 #               namespace (Pod Security baseline: the untar init container runs as root), with
-#               -w 120s -o json; prints the JSON, a one-line summary per test, deletes the namespace
-#               and exits with operator-sdk's status (non-zero when a test failed).
+#               -w 120s -o json; keeps the JSON in $SCORECARD_OUT, prints one line per test, deletes
+#               the namespace and exits with operator-sdk's status (non-zero when a test failed).
 #
 # Environment (defaults): REGISTRY_DIR=<repo>/.registry  REGISTRY_PORT=5000  BUILDAH_DIR=<repo>/.buildah
 #   LOCALBIN=<repo>/bin  KUBECONFIG=<repo>/.cluster-real/kubeconfig  OPERATOR_SDK_VERSION=v1.42.3
-#   SCORECARD_WAIT=120s
+#   SCORECARD_WAIT=120s  SCORECARD_OUT=<repo>/.cluster-real/scorecard/scorecard.json
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,6 +38,7 @@ BUILDAH_DIR=${BUILDAH_DIR:-$root/.buildah}
 LOCALBIN=${LOCALBIN:-$root/bin}
 OPERATOR_SDK_VERSION=${OPERATOR_SDK_VERSION:-v1.42.3}
 SCORECARD_WAIT=${SCORECARD_WAIT:-120s}
+SCORECARD_OUT=${SCORECARD_OUT:-$root/.cluster-real/scorecard/scorecard.json}
 export KUBECONFIG=${KUBECONFIG:-$root/.cluster-real/kubeconfig}
 export REGISTRY_DIR REGISTRY_PORT BUILDAH_DIR
 registry=127.0.0.1:$REGISTRY_PORT
@@ -136,7 +137,9 @@ cmd_run() {
   step "operator-sdk scorecard $bundle -n $ns -w $SCORECARD_WAIT -o json"
   "$LOCALBIN/operator-sdk" scorecard "$work/bundle" -n "$ns" -s default -w "$SCORECARD_WAIT" -o json \
     -u "$(recorded SCORECARD_UNTAR_IMAGE)" -b "$(recorded SCORECARD_STORAGE_IMAGE)" >"$work/out.json" 2>"$work/err.log" || rc=$?
-  cat "$work/out.json"
+  mkdir -p "$(dirname "$SCORECARD_OUT")"
+  cp "$work/out.json" "$SCORECARD_OUT"
+  step "operator-sdk's JSON output in $SCORECARD_OUT"
   jq -r '.items[] | .status.results[] | "  \(.state)\t\(.name)\(if (.errors // []) | length > 0 then ": " + (.errors | join("; ")) else "" end)"' "$work/out.json" 2>/dev/null || cat "$work/err.log" >&2
   step "scorecard exit status $rc"
   return "$rc"
