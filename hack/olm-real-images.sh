@@ -47,7 +47,6 @@ public_memcached=docker.io/library/memcached:1.6.38-alpine
 t0=$(date +%s%N)
 # shellcheck source=lib/procs.sh
 . "$root/hack/lib/procs.sh"
-die() { echo "olm-real-images: $*" >&2; exit 1; }
 buildah() { command buildah --root "$BUILDAH_DIR/storage" --runroot "$BUILDAH_DIR/run" --storage-driver vfs "$@"; }
 export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}"
 

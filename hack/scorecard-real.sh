@@ -47,7 +47,6 @@ images_env=$REGISTRY_DIR/images.env
 t0=$(date +%s%N)
 # shellcheck source=lib/procs.sh
 . "$root/hack/lib/procs.sh"
-die() { echo "scorecard-real: $*" >&2; exit 1; }
 buildah() { command buildah --root "$BUILDAH_DIR/storage" --runroot "$BUILDAH_DIR/run" --storage-driver vfs "$@"; }
 export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}"
 recorded() { sed -n "s/^$1=//p" "$images_env" 2>/dev/null | tail -n1; }
