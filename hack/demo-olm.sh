@@ -15,8 +15,12 @@ HEAD=${HEAD#vv}
 export KUBECONFIG=$CLUSTER_DIR/kubeconfig CLUSTER_DIR
 runner_pid=$CLUSTER_DIR/pids/olm-runner.pid
 runner_dir=$CLUSTER_DIR/olm-runner
+pids=$CLUSTER_DIR/pids
+# shellcheck source=lib/procs.sh
+. "$root/hack/lib/procs.sh"
 start=$(date +%s)
 last=$start
+# step MSG: this demo's heading (elapsed, since the last step), in place of procs.sh's step.
 step() { local now; now=$(date +%s); printf '\n\033[1m[%3ss, +%ss] %s\033[0m\n' "$((now - start))" "$((now - last))" "$*"; last=$now; }
 k() { "$KUBECTL" "$@"; }
 # until_ok SECONDS WHAT CMD...: run CMD every 0.5 s until it succeeds; fail after SECONDS.
@@ -35,9 +39,6 @@ manager_started() { grep -q "Starting manager" "$runner_dir/operator.log"; }
 step "Local cluster"
 "$root/hack/cluster-up.sh"
 # Only one operator may reconcile the Memcacheds: stop the one `make demo` runs, if any.
-pids=$CLUSTER_DIR/pids
-# shellcheck source=lib/procs.sh
-. "$root/hack/lib/procs.sh"
 stop_group manager
 
 step "Installing OLM (CRDs, base objects, olm and catalog operators)"
@@ -49,6 +50,15 @@ CATALOG_MAX_VERSION=0.1.0 "$root/hack/catalog-serve.sh" start
 step "OperatorGroup and Subscription in $NS (channel stable, OwnNamespace)"
 k get namespace "$NS" >/dev/null 2>&1 || k create namespace "$NS" >/dev/null
 until k get serviceaccount default -n "$NS" >/dev/null 2>&1; do sleep 0.2; done
+# An earlier run (the cluster keeps its state across demo-down) left a Subscription at the head:
+# remove it and our CSVs so the story starts at 0.1.0 again; the namespace and its OperatorGroup stay.
+if k get subscriptions.operators.coreos.com memcached-operator -n "$NS" >/dev/null 2>&1; then
+  echo "removing the Subscription and CSVs of an earlier run"
+  k delete subscriptions.operators.coreos.com memcached-operator -n "$NS" >/dev/null
+  for csv in $(k get csv -n "$NS" -o name | { grep '/memcached-operator\.v' || true; }); do
+    k delete -n "$NS" "$csv" --wait=true --timeout=120s >/dev/null
+  done
+fi
 # OLM allows one OperatorGroup per namespace: reuse the one $NS has when it serves $NS, else stop
 # with a message naming it.
 KUBECTL=$KUBECTL "$root/hack/operator-group.sh" "$NS" "$NS" >/dev/null
@@ -72,6 +82,8 @@ k get installplans.operators.coreos.com,csv -n "$NS"
 step "Running the operator as OLM deployed it (runner; log $runner_dir/operator.log)"
 if [ -f "$runner_pid" ] && kill -0 "$(cat "$runner_pid")" 2>/dev/null; then kill -TERM "$(cat "$runner_pid")"; sleep 1; fi
 mkdir -p "$runner_dir" "$(dirname "$runner_pid")"
+# A fresh log: the checks below read it, and an earlier run's lines would pass them at once.
+if [ -f "$runner_dir/operator.log" ]; then mv "$runner_dir/operator.log" "$runner_dir/operator.log.prev"; fi
 (cd "$root" && go build -o "$root/bin/olm-runner" ./test/olm/cmd/olm-runner)
 nohup "$root/bin/olm-runner" -namespace "$NS" -workdir "$runner_dir" >"$runner_dir/runner.log" 2>&1 &
 echo $! >"$runner_pid"

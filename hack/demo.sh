@@ -14,11 +14,18 @@ KUBECTL=${KUBECTL:-$root/bin/kubectl}
 MANAGER_BIN=${MANAGER_BIN:-$root/bin/manager}
 MEMCACHED_IMAGE=${MEMCACHED_IMAGE:-docker.io/library/memcached:1.6.38-alpine}
 NS=${DEMO_NAMESPACE:-memcached-demo}
+# The operator's loopback ports: metrics (HTTPS) and health probes.
+METRICS_PORT=${DEMO_METRICS_PORT:-28443}
+PROBE_PORT=${DEMO_PROBE_PORT:-28081}
 export KUBECONFIG=$CLUSTER_DIR/kubeconfig
 pidfile=$CLUSTER_DIR/pids/manager.pid
 log=$CLUSTER_DIR/logs/manager.log
+pids=$CLUSTER_DIR/pids
+# shellcheck source=lib/procs.sh
+. "$root/hack/lib/procs.sh"
 
 start=$(date +%s)
+# step MSG: this demo's heading (seconds since start), in place of procs.sh's step.
 step() { printf '\n\033[1m[%3ss] %s\033[0m\n' "$(( $(date +%s) - start ))" "$*"; }
 k() { "$KUBECTL" "$@"; }
 
@@ -54,26 +61,29 @@ k wait --for=condition=Established crd/memcacheds.cache.example.com --timeout=60
 step "Starting the operator (log: $log)"
 stop_manager
 # Only one operator may reconcile the Memcacheds: stop the OLM runner of `make demo-olm`, if any.
-pids=$CLUSTER_DIR/pids
-# shellcheck source=lib/procs.sh
-. "$root/hack/lib/procs.sh"
 stop_group olm-runner
+for port in "$METRICS_PORT" "$PROBE_PORT"; do
+  owner=$(port_owner "$port" | paste -sd' ')
+  [ -z "$owner" ] || die "port $port is taken by pid $owner: set DEMO_METRICS_PORT / DEMO_PROBE_PORT to free ports"
+done
 mkdir -p "$(dirname "$pidfile")" "$(dirname "$log")"
 WATCH_NAMESPACE="" RELATED_IMAGE_MEMCACHED="$MEMCACHED_IMAGE" \
-  nohup "$MANAGER_BIN" --metrics-bind-address=127.0.0.1:28443 --health-probe-bind-address=127.0.0.1:28081 >>"$log" 2>&1 &
+  nohup "$MANAGER_BIN" --metrics-bind-address=127.0.0.1:$METRICS_PORT --health-probe-bind-address=127.0.0.1:$PROBE_PORT >>"$log" 2>&1 &
 echo $! >"$pidfile"
 for _ in $(seq 100); do
-  curl --noproxy '*' -fsS http://127.0.0.1:28081/readyz >/dev/null 2>&1 && break
+  curl --noproxy '*' -fsS http://127.0.0.1:$PROBE_PORT/readyz >/dev/null 2>&1 && break
   kill -0 "$(cat "$pidfile")" 2>/dev/null || { echo "the operator exited:"; tail -20 "$log"; exit 1; }
   sleep 0.2
 done
-echo "operator ready (pid $(cat "$pidfile")), metrics on https://127.0.0.1:28443/metrics"
-# The ClusterRole a scraper's ServiceAccount is bound to (the bundle ships the same one).
+echo "operator ready (pid $(cat "$pidfile")), metrics on https://127.0.0.1:$METRICS_PORT/metrics"
+# The ClusterRole a scraper's ServiceAccount is bound to (the bundle ships the same one). Server-side
+# apply: a client-side apply of an object created otherwise (by OLM from the bundle, or by
+# `kubectl create`) warns that it lacks the last-applied-configuration annotation.
 k create clusterrole memcached-operator-metrics-reader --non-resource-url=/metrics --verb=get \
-  --dry-run=client -o yaml | k apply -f - >/dev/null
+  --dry-run=client -o yaml | k apply --server-side --force-conflicts --field-manager=memcached-demo -f - >/dev/null
 
 step "Creating namespace $NS and the sample Memcached (size 3)"
-k create namespace "$NS" --dry-run=client -o yaml | k apply -f - >/dev/null
+k get namespace "$NS" >/dev/null 2>&1 || k create namespace "$NS" >/dev/null
 until k get serviceaccount default -n "$NS" >/dev/null 2>&1; do sleep 0.2; done
 k apply -n "$NS" -f "$root/config/samples/cache_v1alpha1_memcached.yaml"
 k patch memcached memcached-sample -n "$NS" --type=merge -p '{"spec":{"size":3}}' >/dev/null
