@@ -7,9 +7,12 @@ VERSION ?= 0.2.3
 # IMAGE_TAG_BASE is the image repository of the operator and its bundle/catalog images.
 IMAGE_TAG_BASE ?= registry.example.com/memcached-operator
 IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
-# CHANNELS are the OLM channels the bundle of VERSION is published in (comma-separated, from
-# candidate, fast, stable); DEFAULT_CHANNEL is the package's default channel and must be one of them.
+# CHANNELS are the OLM channels the bundle of VERSION may be published in, written into its
+# metadata/annotations.yaml (comma-separated, from candidate, fast, stable); DEFAULT_CHANNEL is the
+# package's default channel and must be one of them. The catalog, not the bundle, decides which
+# channel holds a release: `make catalog` adds it to RELEASE_CHANNEL only, `make promote` moves it on.
 CHANNELS ?= candidate,fast,stable
+RELEASE_CHANNEL ?= candidate
 DEFAULT_CHANNEL ?= stable
 BUNDLE_METADATA_OPTS ?= --channels=$(CHANNELS) --default-channel=$(DEFAULT_CHANNEL)
 BUNDLE_GEN_FLAGS ?= -q --overwrite --version $(VERSION) $(BUNDLE_METADATA_OPTS)
@@ -224,10 +227,16 @@ scorecard-tools: ## Build operator-sdk's scorecard-test and our memcached-scorec
 	go build -o $(LOCALBIN)/memcached-scorecard-tests ./test/scorecard/cmd/memcached-scorecard-tests
 
 .PHONY: catalog
-catalog: check-channels opm catalog-tool ## Release bundle/ (VERSION, BUNDLE_IMG) into catalog/ as the new head of CHANNELS, then validate.
+catalog: check-channels opm catalog-tool ## Release bundle/ (VERSION, BUNDLE_IMG) into catalog/ as the new head of RELEASE_CHANNEL (candidate), then validate.
 	$(CATALOG_TOOL) add -dir catalog/memcached-operator -bundle-dir bundle -image $(BUNDLE_IMG) \
-		-channels $(CHANNELS) -default-channel $(DEFAULT_CHANNEL) -opm $(OPM)
+		-channels $(RELEASE_CHANNEL) -default-channel $(DEFAULT_CHANNEL) -opm $(OPM)
 	test -f catalog.Dockerfile || $(OPM) generate dockerfile catalog -i quay.io/operator-framework/opm:$(OPM_VERSION) -b quay.io/operator-framework/opm:$(OPM_VERSION)
+	$(MAKE) --no-print-directory catalog-validate
+
+.PHONY: promote
+promote: catalog-tool ## Promote the release VERSION to CHANNEL (fast from candidate, stable from fast) in catalog/ as that channel's new head, then validate.
+	@test -n "$(CHANNEL)" || { echo "CHANNEL is empty: make promote VERSION=x.y.z CHANNEL=fast|stable" >&2; exit 1; }
+	$(CATALOG_TOOL) promote -dir catalog/memcached-operator -version $(VERSION) -channel $(CHANNEL)
 	$(MAKE) --no-print-directory catalog-validate
 
 .PHONY: catalog-validate
