@@ -240,9 +240,10 @@ promote: catalog-tool ## Promote the release VERSION to CHANNEL (fast from candi
 	$(MAKE) --no-print-directory catalog-validate
 
 .PHONY: catalog-validate
-catalog-validate: opm catalog-tool ## Validate catalog/ (opm + our graph check) and the Dockerfiles statically.
+catalog-validate: opm catalog-tool ## Validate catalog/ (opm + our graph check), CHANGELOG.md (a section per release) and the Dockerfiles statically.
 	$(OPM) validate catalog
 	$(CATALOG_TOOL) check catalog/memcached-operator
+	$(CATALOG_TOOL) check-changelog -dir catalog/memcached-operator -changelog CHANGELOG.md
 	$(CATALOG_TOOL) check-dockerfiles -root .
 	cd hack/catalog && go test -count=1 ./...
 

@@ -29,6 +29,8 @@ limitations under the License.
 //	    refuses, blobs of unknown schema, the graph's shape, and every upgrade edge OLM offers that
 //	    it could not carry out (versions not increasing, a stored CRD version dropped or no longer
 //	    served, an operator Deployment's selector changed, subscribers stranded by a channel switch).
+//	catalog check-changelog -dir catalog/memcached-operator -changelog CHANGELOG.md
+//	    fails unless every release in the catalog has a section in the changelog (CheckChangelog).
 //	catalog check-dockerfiles -root DIR
 //	    statically checks Dockerfile, bundle.Dockerfile and catalog.Dockerfile (CheckDockerfile):
 //	    they parse, their base images have defaults, their COPY/ADD sources exist and no ignore file
@@ -66,6 +68,8 @@ func main() {
 		err = promote(os.Args[2:])
 	case "check":
 		err = check(os.Args[2:])
+	case "check-changelog":
+		err = checkChangelog(os.Args[2:])
 	case "check-dockerfiles":
 		err = checkDockerfiles(os.Args[2:])
 	case "blank-images":
@@ -80,7 +84,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: catalog add -dir DIR -bundle-dir DIR -image IMG -channels C1,C2 -default-channel C [-opm PATH]\n       catalog promote -dir DIR -version X.Y.Z -channel fast|stable\n       catalog check DIR...\n       catalog check-dockerfiles [-root DIR]\n       catalog blank-images -in DIR -out DIR [-max-version V]")
+	fmt.Fprintln(os.Stderr, "usage: catalog add -dir DIR -bundle-dir DIR -image IMG -channels C1,C2 -default-channel C [-opm PATH]\n       catalog promote -dir DIR -version X.Y.Z -channel fast|stable\n       catalog check DIR...\n       catalog check-changelog -dir DIR -changelog FILE\n       catalog check-dockerfiles [-root DIR]\n       catalog blank-images -in DIR -out DIR [-max-version V]")
 	os.Exit(2)
 }
 
@@ -217,6 +221,32 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+func checkChangelog(args []string) error {
+	fs := flag.NewFlagSet("check-changelog", flag.ExitOnError)
+	dir := fs.String("dir", "catalog/memcached-operator", "catalog directory of the package")
+	pkg := fs.String("package", "memcached-operator", "package name")
+	changelog := fs.String("changelog", "CHANGELOG.md", "changelog file")
+	_ = fs.Parse(args)
+	cfg, err := declcfg.LoadFS(context.Background(), os.DirFS(*dir))
+	if err != nil {
+		return fmt.Errorf("failed to load catalog %s: %w", *dir, err)
+	}
+	f, err := os.Open(*changelog)
+	if err != nil {
+		return fmt.Errorf("failed to open the changelog: %w", err)
+	}
+	defer f.Close()
+	problems, err := CheckChangelog(f, cfg, *pkg)
+	if err != nil {
+		return err
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%s: %d problems:\n  %s", *changelog, len(problems), strings.Join(problems, "\n  "))
+	}
+	fmt.Printf("%s: every release of %s has a section\n", *changelog, *dir)
+	return nil
 }
 
 func checkDockerfiles(args []string) error {
