@@ -6,7 +6,10 @@
 VERSION ?= 0.2.3
 # IMAGE_TAG_BASE is the image repository of the operator and its bundle/catalog images.
 IMAGE_TAG_BASE ?= registry.example.com/memcached-operator
-IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
+# IMG_DIGEST pins the operator image of a release made by `make release` (sha256:...): IMG is then
+# IMAGE_TAG_BASE@IMG_DIGEST in the bundle. Empty for the releases up to 0.2.3 (by tag).
+IMG_DIGEST ?=
+IMG ?= $(IMAGE_TAG_BASE)$(if $(IMG_DIGEST),@$(IMG_DIGEST),:v$(VERSION))
 # CHANNELS are the OLM channels the bundle of VERSION may be published in, written into its
 # metadata/annotations.yaml (comma-separated, from candidate, fast, stable); DEFAULT_CHANNEL is the
 # package's default channel and must be one of them. The catalog, not the bundle, decides which
@@ -233,6 +236,11 @@ catalog: check-channels opm catalog-tool ## Release bundle/ (VERSION, BUNDLE_IMG
 	test -f catalog.Dockerfile || $(OPM) generate dockerfile catalog -i quay.io/operator-framework/opm:$(OPM_VERSION) -b quay.io/operator-framework/opm:$(OPM_VERSION)
 	$(MAKE) --no-print-directory catalog-validate
 
+.PHONY: release
+release: catalog-tool opm ## Cut release VERSION: bump, images pushed and pinned by digest, bundle/, head of candidate in catalog/, hack/releases (hack/release.sh). Commit the result.
+	REGISTRY_DIR="$(REGISTRY_DIR)" REGISTRY_PORT="$(REGISTRY_PORT)" LOCAL_IMAGE_TAG_BASE="$(LOCAL_IMAGE_TAG_BASE)" MAKE="$(MAKE)" \
+		hack/release.sh $(VERSION)
+
 .PHONY: promote
 promote: catalog-tool ## Promote the release VERSION to CHANNEL (fast from candidate, stable from fast) in catalog/ as that channel's new head, then validate.
 	@test -n "$(CHANNEL)" || { echo "CHANNEL is empty: make promote VERSION=x.y.z CHANNEL=fast|stable" >&2; exit 1; }
@@ -240,10 +248,11 @@ promote: catalog-tool ## Promote the release VERSION to CHANNEL (fast from candi
 	$(MAKE) --no-print-directory catalog-validate
 
 .PHONY: catalog-validate
-catalog-validate: opm catalog-tool ## Validate catalog/ (opm + our graph check), CHANGELOG.md (a section per release) and the Dockerfiles statically.
+catalog-validate: opm catalog-tool ## Validate catalog/ (opm + our graph check), CHANGELOG.md (a section per release), the disconnected annotation (digests) and the Dockerfiles statically.
 	$(OPM) validate catalog
 	$(CATALOG_TOOL) check catalog/memcached-operator
 	$(CATALOG_TOOL) check-changelog -dir catalog/memcached-operator -changelog CHANGELOG.md
+	$(CATALOG_TOOL) check-disconnected -bundle-dir bundle
 	$(CATALOG_TOOL) check-dockerfiles -root .
 	cd hack/catalog && go test -count=1 ./...
 

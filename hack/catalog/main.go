@@ -31,6 +31,9 @@ limitations under the License.
 //	    served, an operator Deployment's selector changed, subscribers stranded by a channel switch).
 //	catalog check-changelog -dir catalog/memcached-operator -changelog CHANGELOG.md
 //	    fails unless every release in the catalog has a section in the changelog (CheckChangelog).
+//	catalog check-disconnected -bundle-dir bundle
+//	    fails when the bundle's CSV says features.operators.openshift.io/disconnected "true" and
+//	    refers to an image by tag (CheckDisconnected).
 //	catalog check-dockerfiles -root DIR
 //	    statically checks Dockerfile, bundle.Dockerfile and catalog.Dockerfile (CheckDockerfile):
 //	    they parse, their base images have defaults, their COPY/ADD sources exist and no ignore file
@@ -70,6 +73,8 @@ func main() {
 		err = check(os.Args[2:])
 	case "check-changelog":
 		err = checkChangelog(os.Args[2:])
+	case "check-disconnected":
+		err = checkDisconnected(os.Args[2:])
 	case "check-dockerfiles":
 		err = checkDockerfiles(os.Args[2:])
 	case "blank-images":
@@ -84,7 +89,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: catalog add -dir DIR -bundle-dir DIR -image IMG -channels C1,C2 -default-channel C [-opm PATH]\n       catalog promote -dir DIR -version X.Y.Z -channel fast|stable\n       catalog check DIR...\n       catalog check-changelog -dir DIR -changelog FILE\n       catalog check-dockerfiles [-root DIR]\n       catalog blank-images -in DIR -out DIR [-max-version V]")
+	fmt.Fprintln(os.Stderr, "usage: catalog add -dir DIR -bundle-dir DIR -image IMG -channels C1,C2 -default-channel C [-opm PATH]\n       catalog promote -dir DIR -version X.Y.Z -channel fast|stable\n       catalog check DIR...\n       catalog check-changelog -dir DIR -changelog FILE\n       catalog check-disconnected -bundle-dir DIR\n       catalog check-dockerfiles [-root DIR]\n       catalog blank-images -in DIR -out DIR [-max-version V]")
 	os.Exit(2)
 }
 
@@ -246,6 +251,21 @@ func checkChangelog(args []string) error {
 		return fmt.Errorf("%s: %d problems:\n  %s", *changelog, len(problems), strings.Join(problems, "\n  "))
 	}
 	fmt.Printf("%s: every release of %s has a section\n", *changelog, *dir)
+	return nil
+}
+
+func checkDisconnected(args []string) error {
+	fs := flag.NewFlagSet("check-disconnected", flag.ExitOnError)
+	dir := fs.String("bundle-dir", "bundle", "bundle directory")
+	_ = fs.Parse(args)
+	csv, err := LoadBundleCSV(*dir)
+	if err != nil {
+		return err
+	}
+	if problems := CheckDisconnected(csv); len(problems) > 0 {
+		return fmt.Errorf("%d problems:\n  %s", len(problems), strings.Join(problems, "\n  "))
+	}
+	fmt.Printf("%s: %s %q, consistent with its images\n", *dir, DisconnectedAnnotation, csv.Annotations[DisconnectedAnnotation])
 	return nil
 }
 
