@@ -242,10 +242,11 @@ release: catalog-tool opm ## Cut release VERSION: bump, images pushed and pinned
 		hack/release.sh $(VERSION)
 
 .PHONY: promote
-promote: catalog-tool ## Promote the release VERSION to CHANNEL (fast from candidate, stable from fast) in catalog/ as that channel's new head, then validate.
+promote: catalog-tool opm ## Promote the release VERSION to CHANNEL (fast from candidate, stable from fast) in catalog/ as that channel's new head, then validate (opm + our graph check).
 	@test -n "$(CHANNEL)" || { echo "CHANNEL is empty: make promote VERSION=x.y.z CHANNEL=fast|stable" >&2; exit 1; }
 	$(CATALOG_TOOL) promote -dir catalog/memcached-operator -version $(VERSION) -channel $(CHANNEL)
-	$(MAKE) --no-print-directory catalog-validate
+	$(OPM) validate catalog
+	$(CATALOG_TOOL) check catalog/memcached-operator
 
 .PHONY: catalog-validate
 catalog-validate: opm catalog-tool ## Validate catalog/ (opm + our graph check), CHANGELOG.md (a section per release), the disconnected annotation (digests) and the Dockerfiles statically.
