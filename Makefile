@@ -6,10 +6,12 @@
 VERSION ?= 0.2.3
 # IMAGE_TAG_BASE is the image repository of the operator and its bundle/catalog images.
 IMAGE_TAG_BASE ?= registry.example.com/memcached-operator
-# IMG_DIGEST pins the operator image of a release made by `make release` (sha256:...): IMG is then
-# IMAGE_TAG_BASE@IMG_DIGEST in the bundle. Empty for the releases up to 0.2.3 (by tag).
+IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
+# IMG_DIGEST pins the operator image of a release made by `make release` (sha256:...): the bundle
+# then names BUNDLE_OPERATOR_IMG, IMAGE_TAG_BASE@IMG_DIGEST, instead of IMG (which docker-build and
+# docker-push keep using as the tag they build and push). Empty for the releases up to 0.2.3 (by tag).
 IMG_DIGEST ?=
-IMG ?= $(IMAGE_TAG_BASE)$(if $(IMG_DIGEST),@$(IMG_DIGEST),:v$(VERSION))
+BUNDLE_OPERATOR_IMG ?= $(if $(IMG_DIGEST),$(IMAGE_TAG_BASE)@$(IMG_DIGEST),$(IMG))
 # CHANNELS are the OLM channels the bundle of VERSION may be published in, written into its
 # metadata/annotations.yaml (comma-separated, from candidate, fast, stable); DEFAULT_CHANNEL is the
 # package's default channel and must be one of them. The catalog, not the bundle, decides which
@@ -203,12 +205,12 @@ check-channels: ## Fail unless DEFAULT_CHANNEL is set and is one of CHANNELS, al
 	@hack/check-channels.sh "$(CHANNELS)" "$(DEFAULT_CHANNEL)"
 
 .PHONY: bundle
-bundle: check-channels manifests kustomize operator-sdk ## Generate bundle/ for VERSION and CHANNELS, then validate it (operatorframework suite).
+bundle: check-channels manifests kustomize operator-sdk ## Generate bundle/ for VERSION and CHANNELS (operator image BUNDLE_OPERATOR_IMG), then validate it (operatorframework suite).
 	$(OPERATOR_SDK) generate kustomize manifests -q
-	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG)
+	cd config/manager && $(KUSTOMIZE) edit set image controller=$(BUNDLE_OPERATOR_IMG)
 	$(KUSTOMIZE) build config/manifests | $(OPERATOR_SDK) generate bundle $(BUNDLE_GEN_FLAGS)
-	@# operator-sdk leaves the CSV's containerImage annotation as the base has it: stamp IMG.
-	sed -i 's|^    containerImage: .*|    containerImage: $(IMG)|' bundle/manifests/memcached-operator.clusterserviceversion.yaml
+	@# operator-sdk leaves the CSV's containerImage annotation as the base has it: stamp the operator image.
+	sed -i 's|^    containerImage: .*|    containerImage: $(BUNDLE_OPERATOR_IMG)|' bundle/manifests/memcached-operator.clusterserviceversion.yaml
 	$(MAKE) bundle-validate
 
 .PHONY: bundle-validate
