@@ -28,6 +28,10 @@
 # LOCAL_IMAGE_TAG_BASE (the local registry, 127.0.0.1:REGISTRY_PORT/memcached-operator): a
 # local-tier release names local images and is for trying the release flow, not for publication.
 #
+# Stops at the first failure; the files it edited are then undone with `git checkout -- Makefile
+# config/manager config/manifests/bases bundle catalog hack/releases` (it refuses to start when they
+# have uncommitted changes). Needs skopeo (digests) and buildah or docker.
+#
 # Environment (defaults): MAKE=make  RELEASE_TAG_BASE=see above  REGISTRY_DIR=<repo>/.registry
 #   REGISTRY_PORT=5000  MEMCACHED_IMAGE=docker.io/library/memcached:1.6.38-alpine (connected only)
 set -euo pipefail
@@ -56,6 +60,11 @@ if [ -n "$previous" ] && [ "$(printf '%s\n%s\n' "$previous" "$version" | sort -V
   die "$version is not newer than the latest release $previous: releases go in version order"
 fi
 grep -qx "## $version" CHANGELOG.md || die "CHANGELOG.md has no section \"## $version\": write what changed for users and the upgrade notes first"
+edited=(Makefile config/manager config/manifests/bases bundle catalog hack/releases)
+dirty=$(git status --porcelain -- "${edited[@]}")
+[ -z "$dirty" ] || die "uncommitted changes in the files a release edits (commit them first, so a failed release is undone by 'git checkout -- ${edited[*]}'):
+$dirty"
+for c in skopeo git; do command -v "$c" >/dev/null || die "$c not found"; done
 
 connected=0
 docker info >/dev/null 2>&1 && connected=1
