@@ -7,9 +7,17 @@ VERSION ?= 0.2.3
 # IMAGE_TAG_BASE is the image repository of the operator and its bundle/catalog images.
 IMAGE_TAG_BASE ?= registry.example.com/memcached-operator
 IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
-# CHANNELS are the OLM channels the bundle of VERSION is published in (comma-separated, from
-# candidate, fast, stable); DEFAULT_CHANNEL is the package's default channel and must be one of them.
+# IMG_DIGEST pins the operator image of a release made by `make release` (sha256:...): the bundle
+# then names BUNDLE_OPERATOR_IMG, IMAGE_TAG_BASE@IMG_DIGEST, instead of IMG (which docker-build and
+# docker-push keep using as the tag they build and push). Empty for the releases up to 0.2.3 (by tag).
+IMG_DIGEST ?=
+BUNDLE_OPERATOR_IMG ?= $(if $(IMG_DIGEST),$(IMAGE_TAG_BASE)@$(IMG_DIGEST),$(IMG))
+# CHANNELS are the OLM channels the bundle of VERSION may be published in, written into its
+# metadata/annotations.yaml (comma-separated, from candidate, fast, stable); DEFAULT_CHANNEL is the
+# package's default channel and must be one of them. The catalog, not the bundle, decides which
+# channel holds a release: `make catalog` adds it to RELEASE_CHANNEL only, `make promote` moves it on.
 CHANNELS ?= candidate,fast,stable
+RELEASE_CHANNEL ?= candidate
 DEFAULT_CHANNEL ?= stable
 BUNDLE_METADATA_OPTS ?= --channels=$(CHANNELS) --default-channel=$(DEFAULT_CHANNEL)
 BUNDLE_GEN_FLAGS ?= -q --overwrite --version $(VERSION) $(BUNDLE_METADATA_OPTS)
@@ -197,12 +205,12 @@ check-channels: ## Fail unless DEFAULT_CHANNEL is set and is one of CHANNELS, al
 	@hack/check-channels.sh "$(CHANNELS)" "$(DEFAULT_CHANNEL)"
 
 .PHONY: bundle
-bundle: check-channels manifests kustomize operator-sdk ## Generate bundle/ for VERSION and CHANNELS, then validate it (operatorframework suite).
+bundle: check-channels manifests kustomize operator-sdk ## Generate bundle/ for VERSION and CHANNELS (operator image BUNDLE_OPERATOR_IMG), then validate it (operatorframework suite).
 	$(OPERATOR_SDK) generate kustomize manifests -q
-	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG)
+	cd config/manager && $(KUSTOMIZE) edit set image controller=$(BUNDLE_OPERATOR_IMG)
 	$(KUSTOMIZE) build config/manifests | $(OPERATOR_SDK) generate bundle $(BUNDLE_GEN_FLAGS)
-	@# operator-sdk leaves the CSV's containerImage annotation as the base has it: stamp IMG.
-	sed -i 's|^    containerImage: .*|    containerImage: $(IMG)|' bundle/manifests/memcached-operator.clusterserviceversion.yaml
+	@# operator-sdk leaves the CSV's containerImage annotation as the base has it: stamp the operator image.
+	sed -i 's|^    containerImage: .*|    containerImage: $(BUNDLE_OPERATOR_IMG)|' bundle/manifests/memcached-operator.clusterserviceversion.yaml
 	$(MAKE) bundle-validate
 
 .PHONY: bundle-validate
@@ -224,16 +232,30 @@ scorecard-tools: ## Build operator-sdk's scorecard-test and our memcached-scorec
 	go build -o $(LOCALBIN)/memcached-scorecard-tests ./test/scorecard/cmd/memcached-scorecard-tests
 
 .PHONY: catalog
-catalog: check-channels opm catalog-tool ## Release bundle/ (VERSION, BUNDLE_IMG) into catalog/ as the new head of CHANNELS, then validate.
+catalog: check-channels opm catalog-tool ## Release bundle/ (VERSION, BUNDLE_IMG) into catalog/ as the new head of RELEASE_CHANNEL (candidate), then validate.
 	$(CATALOG_TOOL) add -dir catalog/memcached-operator -bundle-dir bundle -image $(BUNDLE_IMG) \
-		-channels $(CHANNELS) -default-channel $(DEFAULT_CHANNEL) -opm $(OPM)
+		-channels $(RELEASE_CHANNEL) -default-channel $(DEFAULT_CHANNEL) -opm $(OPM)
 	test -f catalog.Dockerfile || $(OPM) generate dockerfile catalog -i quay.io/operator-framework/opm:$(OPM_VERSION) -b quay.io/operator-framework/opm:$(OPM_VERSION)
 	$(MAKE) --no-print-directory catalog-validate
 
-.PHONY: catalog-validate
-catalog-validate: opm catalog-tool ## Validate catalog/ (opm + our graph check) and the Dockerfiles statically.
+.PHONY: release
+release: catalog-tool opm ## Cut release VERSION: bump, images pushed and pinned by digest, bundle/, head of candidate in catalog/, hack/releases (hack/release.sh). Commit the result.
+	REGISTRY_DIR="$(REGISTRY_DIR)" REGISTRY_PORT="$(REGISTRY_PORT)" LOCAL_IMAGE_TAG_BASE="$(LOCAL_IMAGE_TAG_BASE)" MAKE="$(MAKE)" \
+		hack/release.sh $(VERSION)
+
+.PHONY: promote
+promote: catalog-tool opm ## Promote the release VERSION to CHANNEL (fast from candidate, stable from fast) in catalog/ as that channel's new head, then validate (opm + our graph check).
+	@test -n "$(CHANNEL)" || { echo "CHANNEL is empty: make promote VERSION=x.y.z CHANNEL=fast|stable" >&2; exit 1; }
+	$(CATALOG_TOOL) promote -dir catalog/memcached-operator -version $(VERSION) -channel $(CHANNEL)
 	$(OPM) validate catalog
 	$(CATALOG_TOOL) check catalog/memcached-operator
+
+.PHONY: catalog-validate
+catalog-validate: opm catalog-tool ## Validate catalog/ (opm + our graph check), CHANGELOG.md (a section per release), the disconnected annotation (digests) and the Dockerfiles statically.
+	$(OPM) validate catalog
+	$(CATALOG_TOOL) check catalog/memcached-operator
+	$(CATALOG_TOOL) check-changelog -dir catalog/memcached-operator -changelog CHANGELOG.md
+	$(CATALOG_TOOL) check-disconnected -bundle-dir bundle
 	$(CATALOG_TOOL) check-dockerfiles -root .
 	cd hack/catalog && go test -count=1 ./...
 

@@ -145,17 +145,18 @@ func TestAddKeepsDeprecations(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := projectCatalog(t)
+	next := nextRelease(t, before)
 	deprecations, err := os.ReadFile(filepath.Join(dir, "deprecations.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	// opm render of a 0.3.0 bundle: a copy of 0.2.2 with version and names changed.
+	// opm render of the next release: a copy of 0.2.2 with version and names changed.
 	b := bundleCopy(t, before, "memcached-operator.v0.2.2")
-	b.Name = "memcached-operator.v0.3.0"
+	b.Name = "memcached-operator.v" + next
 	for i, p := range b.Properties {
 		if p.Type == property.TypePackage {
-			b.Properties[i] = property.MustBuildPackage("memcached-operator", "0.3.0")
+			b.Properties[i] = property.MustBuildPackage("memcached-operator", next)
 		}
 	}
 	rewriteObjects(t, &b, func(obj map[string]any) {
@@ -179,7 +180,7 @@ func TestAddKeepsDeprecations(t *testing.T) {
 		t.Skip("no sh")
 	}
 
-	if err := add([]string{"-dir", dir, "-bundle-dir", "unused", "-image", "registry.example.com/memcached-operator-bundle:v0.3.0",
+	if err := add([]string{"-dir", dir, "-bundle-dir", "unused", "-image", "registry.example.com/memcached-operator-bundle:v" + next,
 		"-channels", "candidate,fast,stable", "-default-channel", "stable", "-opm", fakeOpm}); err != nil {
 		t.Fatal(err)
 	}

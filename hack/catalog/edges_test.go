@@ -29,6 +29,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/blang/semver/v4"
 	"github.com/operator-framework/operator-registry/alpha/declcfg"
 	"github.com/operator-framework/operator-registry/alpha/property"
 )
@@ -317,6 +318,23 @@ func problemsOf(t *testing.T, content string) string {
 }
 
 // projectCatalog loads catalog/memcached-operator.
+// nextRelease returns the version after the newest release of cfg (its minor version bumped), so
+// a test that adds "the next release" to the project's catalog keeps working after each release.
+func nextRelease(t *testing.T, cfg *declcfg.DeclarativeConfig) string {
+	t.Helper()
+	var newest semver.Version
+	for _, b := range cfg.Bundles {
+		info, err := describeBundle(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.version.GT(newest) {
+			newest = info.version
+		}
+	}
+	return semver.Version{Major: newest.Major, Minor: newest.Minor + 1}.String()
+}
+
 func projectCatalog(t *testing.T) *declcfg.DeclarativeConfig {
 	t.Helper()
 	cfg, err := declcfg.LoadFS(context.Background(), os.DirFS("../../catalog/memcached-operator"))
@@ -428,20 +446,21 @@ func TestProjectCatalogSelectorChange(t *testing.T) {
 	}
 }
 
-// A 0.3.0 whose CRD drops v1alpha1, the version every release so far stores, is refused when it
+// A next release (nextRelease) whose CRD drops v1alpha1, the version every release so far stores, is refused when it
 // is added the way `make catalog` adds a release (AddRelease, then Check before anything is
-// written), naming the package, each channel, both bundles and v1alpha1; a 0.3.0 that keeps
+// written), naming the package, each channel, both bundles and v1alpha1; one that keeps
 // v1alpha1 served while storing v1beta1 passes. Sources: operator-framework/operator-lifecycle-
 // manager#1535 (OLM refuses a CRD update removing a version in status.storedVersions) and #983;
 // crossplane/crossplane#4557 (users jumping over the release that served both versions were stuck).
 func TestProjectCatalogReleaseDropsStoredCRDVersion(t *testing.T) {
+	next := nextRelease(t, projectCatalog(t))
 	release := func(crd []crdVersion) []Problem {
 		cfg := projectCatalog(t)
 		b := bundleCopy(t, cfg, "memcached-operator.v0.2.2")
-		b.Name, b.Image = "memcached-operator.v0.3.0", "registry.example.com/memcached-operator-bundle:v0.3.0"
+		b.Name, b.Image = "memcached-operator.v"+next, "registry.example.com/memcached-operator-bundle:v"+next
 		for i, p := range b.Properties {
 			if p.Type == property.TypePackage {
-				b.Properties[i] = property.MustBuildPackage("memcached-operator", "0.3.0")
+				b.Properties[i] = property.MustBuildPackage("memcached-operator", next)
 			}
 		}
 		rewriteObjects(t, &b, func(obj map[string]any) {
@@ -470,19 +489,19 @@ func TestProjectCatalogReleaseDropsStoredCRDVersion(t *testing.T) {
 	refused := map[string]int{}
 	for _, p := range problems {
 		if !strings.Contains(p.Message, "CRD memcacheds.cache.example.com drops version v1alpha1") || p.Package != "memcached-operator" ||
-			len(p.Bundles) != 2 || p.Bundles[1] != "memcached-operator.v0.3.0" {
+			len(p.Bundles) != 2 || p.Bundles[1] != "memcached-operator.v"+next {
 			t.Errorf("unexpected problem: %s", p)
 		}
 		refused[p.Channel]++
 	}
 	for _, ch := range []string{"candidate", "fast", "stable"} {
-		// One edge from each release of the channel: the older ones by skipRange, the head by
-		// replaces and skipRange.
-		if want := len(channelEntries(t, projectCatalog(t), ch)); refused[ch] != want {
-			t.Errorf("channel %s: %d edges into 0.3.0 refused, want %d", ch, refused[ch], want)
+		// One edge from each release of the package: the skipRange covers every older release,
+		// in this channel or another (a subscriber switching channels), the head also by replaces.
+		if want := len(projectCatalog(t).Bundles); refused[ch] != want {
+			t.Errorf("channel %s: %d edges into %s refused, want %d", ch, refused[ch], next, want)
 		}
 	}
 	if p := release(v1beta1KeepsAlpha); len(p) > 0 {
-		t.Errorf("0.3.0 keeping v1alpha1 served was refused: %v", p)
+		t.Errorf("%s keeping v1alpha1 served was refused: %v", next, p)
 	}
 }

@@ -71,6 +71,8 @@ func (p Problem) String() string {
 //   - every bundle older than a channel's head has an edge into that channel (a subscriber on it
 //     who switches to the channel is not stranded);
 //   - every upgrade edge (see upgradeEdges) is one OLM can carry out (see edgeHazards);
+//   - a CSV that says features.operators.openshift.io/disconnected "true" refers to every image
+//     by digest (CheckDisconnected);
 //   - all bundles of a channel declare the same supported install modes (a non-head CSV that lacks
 //     the mode of the OperatorGroup fails to install: operator-framework/kubectl-operator#33).
 //
@@ -86,6 +88,18 @@ func Check(cfg *declcfg.DeclarativeConfig) []Problem {
 		problems = append(problems, Problem{Package: o.Package, Message: fmt.Sprintf(
 			"%s has schema %q, which OLM does not know (known: %s): it would be ignored without a word (a misspelt olm.deprecations? see operator-framework/operator-registry#1216)",
 			blob, o.Schema, strings.Join(knownSchemas, ", "))})
+	}
+	for _, b := range cfg.Bundles {
+		if b.CsvJSON == "" {
+			continue
+		}
+		var csv operatorsv1alpha1.ClusterServiceVersion
+		if err := json.Unmarshal([]byte(b.CsvJSON), &csv); err != nil {
+			continue // describeBundle reports it
+		}
+		for _, m := range CheckDisconnected(&csv) {
+			problems = append(problems, Problem{Package: b.Package, Bundles: []string{b.Name}, Message: m})
+		}
 	}
 	for _, pkg := range cfg.Packages {
 		problems = append(problems, opmProblems(cfg, pkg.Name)...)

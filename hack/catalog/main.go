@@ -20,11 +20,20 @@ limitations under the License.
 //	    renders the bundle with `opm render`, gives it its image reference and adds it as the new
 //	    head of each channel (AddRelease), then writes package.yaml, channels.yaml and
 //	    bundles/<bundle>.yaml. Bundle files already in the catalog are never rewritten.
+//	catalog promote -dir catalog/memcached-operator -version X.Y.Z -channel fast|stable
+//	    makes the released bundle of version X.Y.Z the new head of the channel (Promote): it must
+//	    already be in the channel before it (candidate, then fast, then stable). Rewrites only
+//	    channels.yaml.
 //	catalog check DIR...
 //	    prints every problem of the catalogs (Check) and exits 1 if there is one: what opm validate
 //	    refuses, blobs of unknown schema, the graph's shape, and every upgrade edge OLM offers that
 //	    it could not carry out (versions not increasing, a stored CRD version dropped or no longer
 //	    served, an operator Deployment's selector changed, subscribers stranded by a channel switch).
+//	catalog check-changelog -dir catalog/memcached-operator -changelog CHANGELOG.md
+//	    fails unless every release in the catalog has a section in the changelog (CheckChangelog).
+//	catalog check-disconnected -bundle-dir bundle
+//	    fails when the bundle's CSV says features.operators.openshift.io/disconnected "true" and
+//	    refers to an image by tag (CheckDisconnected).
 //	catalog check-dockerfiles -root DIR
 //	    statically checks Dockerfile, bundle.Dockerfile and catalog.Dockerfile (CheckDockerfile):
 //	    they parse, their base images have defaults, their COPY/ADD sources exist and no ignore file
@@ -46,6 +55,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/blang/semver/v4"
 	"github.com/operator-framework/operator-registry/alpha/declcfg"
 )
 
@@ -57,8 +67,14 @@ func main() {
 	switch os.Args[1] {
 	case "add":
 		err = add(os.Args[2:])
+	case "promote":
+		err = promote(os.Args[2:])
 	case "check":
 		err = check(os.Args[2:])
+	case "check-changelog":
+		err = checkChangelog(os.Args[2:])
+	case "check-disconnected":
+		err = checkDisconnected(os.Args[2:])
 	case "check-dockerfiles":
 		err = checkDockerfiles(os.Args[2:])
 	case "blank-images":
@@ -73,7 +89,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: catalog add -dir DIR -bundle-dir DIR -image IMG -channels C1,C2 -default-channel C [-opm PATH]\n       catalog check DIR...\n       catalog check-dockerfiles [-root DIR]\n       catalog blank-images -in DIR -out DIR [-max-version V]")
+	fmt.Fprintln(os.Stderr, "usage: catalog add -dir DIR -bundle-dir DIR -image IMG -channels C1,C2 -default-channel C [-opm PATH]\n       catalog promote -dir DIR -version X.Y.Z -channel fast|stable\n       catalog check DIR...\n       catalog check-changelog -dir DIR -changelog FILE\n       catalog check-disconnected -bundle-dir DIR\n       catalog check-dockerfiles [-root DIR]\n       catalog blank-images -in DIR -out DIR [-max-version V]")
 	os.Exit(2)
 }
 
@@ -122,21 +138,56 @@ func add(args []string) error {
 	if err := os.MkdirAll(filepath.Join(*dir, "bundles"), 0o755); err != nil {
 		return err
 	}
-	files := map[string]declcfg.DeclarativeConfig{
+	if err := writeFiles(*dir, map[string]declcfg.DeclarativeConfig{
 		"package.yaml":  {Packages: cfg.Packages},
 		"channels.yaml": {Channels: cfg.Channels},
 		filepath.Join("bundles", bundle.Name+".yaml"): {Bundles: []declcfg.Bundle{bundle}},
+	}); err != nil {
+		return err
 	}
+	fmt.Printf("added %s (%s) to channels %s of %s; default channel %s\n", bundle.Name, bundle.Image, *channels, *dir, *defaultChannel)
+	return nil
+}
+
+// writeFiles writes each part of a catalog to its file (a path relative to dir) as YAML.
+func writeFiles(dir string, files map[string]declcfg.DeclarativeConfig) error {
 	for name, part := range files {
 		var buf bytes.Buffer
 		if err := declcfg.WriteYAML(part, &buf); err != nil {
 			return fmt.Errorf("failed to write %s: %w", name, err)
 		}
-		if err := os.WriteFile(filepath.Join(*dir, name), buf.Bytes(), 0o644); err != nil {
-			return err
+		if err := os.WriteFile(filepath.Join(dir, name), buf.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("failed to write %s: %w", name, err)
 		}
 	}
-	fmt.Printf("added %s (%s) to channels %s of %s; default channel %s\n", bundle.Name, bundle.Image, *channels, *dir, *defaultChannel)
+	return nil
+}
+
+func promote(args []string) error {
+	fs := flag.NewFlagSet("promote", flag.ExitOnError)
+	dir := fs.String("dir", "catalog/memcached-operator", "catalog directory of the package")
+	pkg := fs.String("package", "memcached-operator", "package name")
+	version := fs.String("version", "", "version of the release to promote")
+	channel := fs.String("channel", "", "channel to promote it to (fast or stable)")
+	_ = fs.Parse(args)
+	v, err := semver.Parse(*version)
+	if err != nil {
+		return fmt.Errorf("-version %q is not a semver version: %w", *version, err)
+	}
+	cfg, err := declcfg.LoadFS(context.Background(), os.DirFS(*dir))
+	if err != nil {
+		return fmt.Errorf("failed to load catalog %s: %w", *dir, err)
+	}
+	if err := Promote(cfg, *pkg, v, *channel); err != nil {
+		return err
+	}
+	if problems := Check(cfg); len(problems) > 0 {
+		return fmt.Errorf("the catalog would be invalid:\n%s", joinProblems(problems))
+	}
+	if err := writeFiles(*dir, map[string]declcfg.DeclarativeConfig{"channels.yaml": {Channels: cfg.Channels}}); err != nil {
+		return err
+	}
+	fmt.Printf("promoted %s %s to channel %s of %s\n", *pkg, v, *channel, *dir)
 	return nil
 }
 
@@ -175,6 +226,47 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+func checkChangelog(args []string) error {
+	fs := flag.NewFlagSet("check-changelog", flag.ExitOnError)
+	dir := fs.String("dir", "catalog/memcached-operator", "catalog directory of the package")
+	pkg := fs.String("package", "memcached-operator", "package name")
+	changelog := fs.String("changelog", "CHANGELOG.md", "changelog file")
+	_ = fs.Parse(args)
+	cfg, err := declcfg.LoadFS(context.Background(), os.DirFS(*dir))
+	if err != nil {
+		return fmt.Errorf("failed to load catalog %s: %w", *dir, err)
+	}
+	f, err := os.Open(*changelog)
+	if err != nil {
+		return fmt.Errorf("failed to open the changelog: %w", err)
+	}
+	defer f.Close()
+	problems, err := CheckChangelog(f, cfg, *pkg)
+	if err != nil {
+		return err
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%s: %d problems:\n  %s", *changelog, len(problems), strings.Join(problems, "\n  "))
+	}
+	fmt.Printf("%s: every release of %s has a section\n", *changelog, *dir)
+	return nil
+}
+
+func checkDisconnected(args []string) error {
+	fs := flag.NewFlagSet("check-disconnected", flag.ExitOnError)
+	dir := fs.String("bundle-dir", "bundle", "bundle directory")
+	_ = fs.Parse(args)
+	csv, err := LoadBundleCSV(*dir)
+	if err != nil {
+		return err
+	}
+	if problems := CheckDisconnected(csv); len(problems) > 0 {
+		return fmt.Errorf("%d problems:\n  %s", len(problems), strings.Join(problems, "\n  "))
+	}
+	fmt.Printf("%s: %s %q, consistent with its images\n", *dir, DisconnectedAnnotation, csv.Annotations[DisconnectedAnnotation])
+	return nil
 }
 
 func checkDockerfiles(args []string) error {

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# release.sh VERSION — cut release VERSION (make release VERSION=x.y.z): bump, bundle, images by
+# digest, candidate. Run from a clean work tree of the release commit's parent; it edits the files
+# a release commit holds and prints them; nothing is committed.
+#
+#   1. Refuses when VERSION is not semver, is already in catalog/ (released bundles are never
+#      rewritten), is not newer than every release, or CHANGELOG.md has no "## VERSION" section (the
+#      release's author writes it first).
+#   2. Records the previous release's commit in hack/releases (the commit that added its bundle to
+#      catalog/), so the OLM upgrade tests can build that release's operator.
+#   3. Resolves the memcached image (the operand, RELATED_IMAGE_MEMCACHED) to a digest and writes it
+#      into config/manager/manager.yaml: in the local tier the local registry's stand-in
+#      (MEMCACHED_IMAGE of $REGISTRY_DIR/images.env, from hack/local-images.sh memcached), on a
+#      connected machine MEMCACHED_IMAGE resolved with skopeo.
+#   4. Bumps VERSION in the Makefile, builds and pushes the operator image RELEASE_TAG_BASE:vVERSION
+#      (make docker-build docker-push), resolves its digest and writes IMG_DIGEST (and, when
+#      RELEASE_TAG_BASE is not the Makefile's IMAGE_TAG_BASE, IMAGE_TAG_BASE) into the Makefile, so
+#      `make bundle` (and bundle-check) reproduce the pinned bundle from the committed sources.
+#   5. Marks the CSV base features.operators.openshift.io/disconnected "true" (every image is now
+#      pinned by digest; `catalog-tool check-disconnected` enforces it), regenerates and validates
+#      bundle/ (make bundle).
+#   6. Builds and pushes the bundle image RELEASE_TAG_BASE-bundle:vVERSION, resolves its digest and
+#      adds the bundle to catalog/ as the head of candidate by digest (make catalog
+#      BUNDLE_IMG=...@sha256:...), which validates the catalog.
+#
+# RELEASE_TAG_BASE (where the images are pushed and what the bundle and catalog name): the
+# Makefile's IMAGE_TAG_BASE (the public names) on a connected machine (a Docker engine answers), else
+# LOCAL_IMAGE_TAG_BASE (the local registry, 127.0.0.1:REGISTRY_PORT/memcached-operator): a
+# local-tier release names local images and is for trying the release flow, not for publication.
+#
+# Stops at the first failure; the files it edited are then undone with `git checkout -- Makefile
+# config/manager config/manifests/bases bundle catalog hack/releases` (it refuses to start when they
+# have uncommitted changes). Needs skopeo (digests) and buildah or docker.
+#
+# Environment (defaults): MAKE=make  RELEASE_TAG_BASE=see above  REGISTRY_DIR=<repo>/.registry
+#   REGISTRY_PORT=5000  MEMCACHED_IMAGE=docker.io/library/memcached:1.6.38-alpine (connected only)
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+MAKE=${MAKE:-make}
+REGISTRY_DIR=${REGISTRY_DIR:-$root/.registry}
+REGISTRY_PORT=${REGISTRY_PORT:-5000}
+t0=$(date +%s%N)
+# shellcheck source=lib/procs.sh
+. "$root/hack/lib/procs.sh"
+die() { echo "release: $*" >&2; exit 1; }
+
+[ $# = 1 ] || die "usage: release.sh VERSION (make release VERSION=x.y.z)"
+version=${1#v}
+[[ $version =~ ^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?$ ]] || die "VERSION=$version is not a semver version (x.y.z)"
+pkg_dir=catalog/memcached-operator
+bundle_file=$pkg_dir/bundles/memcached-operator.v$version.yaml
+
+# ---------------------------------------------------------------------------------- 1. refusals
+[ ! -e "$bundle_file" ] || die "$version is released ($bundle_file): released bundles are never rewritten; choose a new VERSION"
+mapfile -t released < <(ls "$pkg_dir/bundles" | sed -n 's/^memcached-operator\.v\(.*\)\.yaml$/\1/p' | sort -V)
+previous=${released[-1]:-}
+if [ -n "$previous" ] && [ "$(printf '%s\n%s\n' "$previous" "$version" | sort -V | tail -n1)" != "$version" ]; then
+  die "$version is not newer than the latest release $previous: releases go in version order"
+fi
+grep -qx "## $version" CHANGELOG.md || die "CHANGELOG.md has no section \"## $version\": write what changed for users and the upgrade notes first"
+edited=(Makefile config/manager config/manifests/bases bundle catalog hack/releases)
+dirty=$(git status --porcelain -- "${edited[@]}")
+[ -z "$dirty" ] || die "uncommitted changes in the files a release edits (commit them first, so a failed release is undone by 'git checkout -- ${edited[*]}'):
+$dirty"
+for c in skopeo git; do command -v "$c" >/dev/null || die "$c not found"; done
+
+connected=0
+docker info >/dev/null 2>&1 && connected=1
+makefile_base=$(sed -n 's/^IMAGE_TAG_BASE ?= //p' Makefile)
+local_base=${LOCAL_IMAGE_TAG_BASE:-127.0.0.1:$REGISTRY_PORT/memcached-operator}
+if [ -z "${RELEASE_TAG_BASE:-}" ]; then
+  if [ $connected = 1 ]; then RELEASE_TAG_BASE=$makefile_base; else RELEASE_TAG_BASE=$local_base; fi
+fi
+step "releasing $version (previous $previous) with images under $RELEASE_TAG_BASE"
+[ "$RELEASE_TAG_BASE" = "$makefile_base" ] || step "note: $RELEASE_TAG_BASE is not the Makefile's IMAGE_TAG_BASE ($makefile_base): a local-tier release, not for publication"
+
+# digest-of IMAGE: the digest of IMAGE in its registry (plain HTTP on loopback).
+digest_of() {
+  local tls=()
+  case $1 in 127.0.0.1:* | localhost:*) tls=(--tls-verify=false) ;; esac
+  skopeo inspect "${tls[@]}" --format '{{.Digest}}' "docker://$1"
+}
+
+# ------------------------------------------------------------------- 2. previous release's commit
+if [ -n "$previous" ] && ! grep -q "^$previous " hack/releases; then
+  commit=$(git log --diff-filter=A --format=%H -1 -- "$pkg_dir/bundles/memcached-operator.v$previous.yaml")
+  [ -n "$commit" ] || die "cannot find the commit that added release $previous to $pkg_dir"
+  echo "$previous $commit" >>hack/releases
+  step "hack/releases: $previous $commit"
+fi
+
+# -------------------------------------------------------------------------- 3. memcached image
+if [ $connected = 1 ]; then
+  memcached_public=${MEMCACHED_IMAGE:-docker.io/library/memcached:1.6.38-alpine}
+  repo=${memcached_public%%@*}
+  [[ ${repo##*/} == *:* ]] && repo=${repo%:*} # drop the tag (a ':' after the last '/')
+  memcached="$repo@$(digest_of "$memcached_public")"
+else
+  memcached=$(sed -n 's/^MEMCACHED_IMAGE=//p' "$REGISTRY_DIR/images.env" 2>/dev/null || true)
+  [[ $memcached == *@sha256:* ]] || die "no MEMCACHED_IMAGE by digest in $REGISTRY_DIR/images.env: run hack/local-images.sh memcached"
+fi
+sed -i "/- name: RELATED_IMAGE_MEMCACHED/{n;s#^\( *value: \).*#\1$memcached#}" config/manager/manager.yaml
+grep -q "value: $memcached\$" config/manager/manager.yaml || die "could not set RELATED_IMAGE_MEMCACHED in config/manager/manager.yaml"
+step "RELATED_IMAGE_MEMCACHED=$memcached"
+
+# ----------------------------------------------------------------------- 4. the operator image
+sed -i "s/^VERSION ?= .*/VERSION ?= $version/; s/^IMG_DIGEST ?=.*/IMG_DIGEST ?=/" Makefile
+[ "$RELEASE_TAG_BASE" = "$makefile_base" ] || sed -i "s#^IMAGE_TAG_BASE ?= .*#IMAGE_TAG_BASE ?= $RELEASE_TAG_BASE#" Makefile
+"$MAKE" --no-print-directory docker-build docker-push IMG="$RELEASE_TAG_BASE:v$version"
+img_digest=$(digest_of "$RELEASE_TAG_BASE:v$version")
+sed -i "s/^IMG_DIGEST ?=.*/IMG_DIGEST ?= $img_digest/" Makefile
+step "operator image $RELEASE_TAG_BASE@$img_digest"
+
+# ------------------------------------------------------------------------------------ 5. bundle
+sed -i 's/^\(    features.operators.openshift.io\/disconnected: \).*/\1"true"/' config/manifests/bases/memcached-operator.clusterserviceversion.yaml
+"$MAKE" --no-print-directory bundle
+"$root/bin/catalog-tool" check-disconnected -bundle-dir bundle
+
+# -------------------------------------------------------------------------- 6. bundle, catalog
+"$MAKE" --no-print-directory bundle-build bundle-push BUNDLE_IMG="$RELEASE_TAG_BASE-bundle:v$version"
+bundle_digest=$(digest_of "$RELEASE_TAG_BASE-bundle:v$version")
+"$MAKE" --no-print-directory catalog BUNDLE_IMG="$RELEASE_TAG_BASE-bundle@$bundle_digest"
+step "bundle image $RELEASE_TAG_BASE-bundle@$bundle_digest is the head of candidate"
+
+step "released $version into candidate; review and commit:"
+git status --short -- Makefile config bundle catalog hack/releases CHANGELOG.md
+echo "promote it after soak: make promote VERSION=$version CHANNEL=fast, later CHANNEL=stable"
