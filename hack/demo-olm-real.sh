@@ -38,7 +38,8 @@ export KUBECONFIG=$CLUSTER_DIR/kubeconfig
 export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}"
 mk() { make -C "$root" --no-print-directory "$@" REAL_CLUSTER_DIR="$CLUSTER_DIR"; }
 k() { "$KUBECTL" "$@"; }
-die() { echo "demo-olm-real: $*" >&2; exit 1; }
+# shellcheck source=lib/procs.sh
+. "$root/hack/lib/procs.sh" # die; step and elapsed are this script's own (per-step timings)
 versions=$(ls "$root/catalog/memcached-operator/bundles" | sed -n 's/^memcached-operator\.v\(.*\)\.yaml$/\1/p' | sort -V)
 head=$(sed -n 's/^VERSION ?= //p' "$root/Makefile")
 oldest=$(head -n1 <<<"$versions")
@@ -138,21 +139,8 @@ k get packagemanifests -n olm -l catalog=$CATSRC
 step "2. OperatorGroup and Subscription to stable in $NS"
 k create namespace "$NS" >/dev/null
 k label namespace "$NS" pod-security.kubernetes.io/enforce=baseline pod-security.kubernetes.io/warn=restricted >/dev/null
-ogs=$(k get operatorgroups -n "$NS" -o name | wc -l)
-case $ogs in
-  0) k apply -f - <<EOF
-apiVersion: operators.coreos.com/v1
-kind: OperatorGroup
-metadata:
-  name: memcached
-  namespace: $NS
-spec:
-  targetNamespaces: [$NS]
-EOF
-  ;;
-  1) echo "reusing OperatorGroup $(k get operatorgroups -n "$NS" -o name)" ;;
-  *) die "namespace $NS has $ogs OperatorGroups: OLM resolves nothing there (TooManyOperatorGroups); delete all but one" ;;
-esac
+# One OperatorGroup per namespace: an existing one that fits is reused, else the script stops.
+KUBECTL=$KUBECTL "$root/hack/operator-group.sh" "$NS" "$NS" >/dev/null
 k apply -f - <<EOF
 apiVersion: operators.coreos.com/v1alpha1
 kind: Subscription

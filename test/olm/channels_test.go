@@ -32,10 +32,8 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
-	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -165,8 +163,7 @@ func TestChannelPolicy(t *testing.T) {
 	deleteNamespaces(t, g, stableNS, candidateNS) // leftovers of an interrupted run
 	for _, ns := range []string{stableNS, candidateNS} {
 		createNamespace(t, g, ns)
-		g.Expect(k8s.Create(ctx, &operatorsv1.OperatorGroup{ObjectMeta: metav1.ObjectMeta{Name: "memcached", Namespace: ns},
-			Spec: operatorsv1.OperatorGroupSpec{TargetNamespaces: []string{ns}}})).To(Succeed())
+		ensureOperatorGroup(t, g, ns, []string{ns})
 	}
 	t.Cleanup(func() {
 		g := NewWithT(t)

@@ -19,10 +19,8 @@ limitations under the License.
 package olm
 
 import (
-	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,18 +31,16 @@ import (
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/example/memcached-operator/test/utils"
 )
 
 // operatorGroup runs hack/operator-group.sh (what `make demo-olm` runs) for ns and targets (nil:
 // all namespaces). It returns the name of the OperatorGroup it created or reused, what the script
 // said on stderr, and its error when it refused.
 func operatorGroup(ns string, targets []string) (string, string, error) {
-	cmd := exec.Command(filepath.Join(repoRoot, "hack", "operator-group.sh"), ns, strings.Join(targets, ","))
-	cmd.Env = append(os.Environ(), "KUBECTL="+filepath.Join(repoRoot, "bin", "kubectl"))
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	return strings.TrimSpace(out.String()), errOut.String(), err
+	res, err := utils.OperatorGroup(repoRoot, os.Getenv("KUBECONFIG"), filepath.Join(repoRoot, "bin", "kubectl"), ns, targets)
+	return res.Name, res.Message, err
 }
 
 // ensureOperatorGroup gives ns the OperatorGroup for targets (nil: all namespaces) through

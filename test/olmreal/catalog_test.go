@@ -24,7 +24,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"slices"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -142,19 +142,19 @@ func TestOperatorGroupReuse(t *testing.T) {
 	g := NewWithT(t)
 	nss := newNamespaces(t, 2)
 	ns, other := nss[0], nss[1]
-	og, created, err := operatorGroupFor(ns, []string{ns})
+	og, err := operatorGroupFor(ns, []string{ns})
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(created).To(BeTrue())
-	again, created, err := operatorGroupFor(ns, []string{ns})
+	g.Expect(og.Created).To(BeTrue(), og.Message)
+	again, err := operatorGroupFor(ns, []string{ns})
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(created).To(BeFalse(), "a second OperatorGroup was created")
+	g.Expect(again.Created).To(BeFalse(), "a second OperatorGroup was created: %s", again.Message)
 	g.Expect(again.Name).To(Equal(og.Name))
-	_, _, err = operatorGroupFor(ns, []string{other})
-	g.Expect(err).To(MatchError(And(ContainSubstring("already has OperatorGroup "+og.Name), ContainSubstring("TooManyOperatorGroups"))))
+	_, err = operatorGroupFor(ns, []string{other})
+	g.Expect(err).To(MatchError(ContainSubstring(og.Name)), "a group serving only %s reused for %s", ns, other)
 	second := &operatorsv1.OperatorGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "second"}}
 	g.Expect(suite.k8s.Create(context.Background(), second)).To(Succeed())
-	_, _, err = operatorGroupFor(ns, []string{ns})
-	g.Expect(err).To(MatchError(ContainSubstring("has 2 OperatorGroups")))
+	_, err = operatorGroupFor(ns, []string{ns})
+	g.Expect(err).To(MatchError(And(ContainSubstring(og.Name), ContainSubstring("second"))), "two groups not both named")
 	list := &operatorsv1.OperatorGroupList{}
 	g.Expect(suite.k8s.List(context.Background(), list, client.InNamespace(ns))).To(Succeed())
 	g.Expect(list.Items).To(HaveLen(2), "nothing added by the refused calls")
@@ -262,60 +262,30 @@ func channelHead(channel string) (string, error) {
 	return "", nil
 }
 
-// ensureOperatorGroup makes sure namespace ns has exactly one OperatorGroup targeting targets (nil:
-// all namespaces), creating it (deleted when t ends) when there is none; it stops the test when
-// operatorGroupFor refuses.
+// ensureOperatorGroup gives ns the OperatorGroup an install targeting targets (nil: all
+// namespaces) needs, by hack/operator-group.sh (the rules `make demo-olm-real` follows: the one
+// group of ns when it fits, else a new one, deleted when t ends); it stops the test when the
+// script refuses.
 func ensureOperatorGroup(t *testing.T, ns string, targets []string) {
 	t.Helper()
-	og, created, err := operatorGroupFor(ns, targets)
+	res, err := operatorGroupFor(ns, targets)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if created {
+	t.Log(res.Message)
+	if res.Created {
+		og := &operatorsv1.OperatorGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: res.Name}}
 		t.Cleanup(func() { _ = client.IgnoreNotFound(suite.k8s.Delete(context.Background(), og)) })
-		t.Logf("OperatorGroup %s/%s created, targets %v", ns, og.Name, describeTargets(targets))
-		return
 	}
-	t.Logf("reusing OperatorGroup %s/%s (targets %v)", ns, og.Name, describeTargets(targets))
 }
 
-// operatorGroupFor returns the OperatorGroup an install into ns targeting targets (nil: all
-// namespaces) uses: the one already in ns when it targets the same namespaces, else a new one
-// named memcached (created reports that). It refuses, with an error naming what is there, when ns
-// has an OperatorGroup with other targets or several: OLM resolves nothing in a namespace with two
-// OperatorGroups (TooManyOperatorGroups), so creating a second one would only hang the install.
-func operatorGroupFor(ns string, targets []string) (og *operatorsv1.OperatorGroup, created bool, err error) {
-	ctx := context.Background()
-	list := &operatorsv1.OperatorGroupList{}
-	if err := suite.k8s.List(ctx, list, client.InNamespace(ns)); err != nil {
-		return nil, false, fmt.Errorf("failed to list the OperatorGroups of %s: %w", ns, err)
+// operatorGroupFor runs hack/operator-group.sh against the real-node cluster for ns and targets.
+func operatorGroupFor(ns string, targets []string) (utils.OperatorGroupResult, error) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		return utils.OperatorGroupResult{}, err
 	}
-	switch len(list.Items) {
-	case 0:
-		og = &operatorsv1.OperatorGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "memcached"},
-			Spec: operatorsv1.OperatorGroupSpec{TargetNamespaces: targets}}
-		if err := suite.k8s.Create(ctx, og); err != nil {
-			return nil, false, fmt.Errorf("failed to create OperatorGroup %s/memcached: %w", ns, err)
-		}
-		return og, true, nil
-	case 1:
-		og = &list.Items[0]
-		have := slices.Sorted(slices.Values(og.Spec.TargetNamespaces))
-		if og.Spec.Selector != nil || !slices.Equal(have, slices.Sorted(slices.Values(targets))) {
-			return nil, false, fmt.Errorf("namespace %s already has OperatorGroup %s (targets %v, selector %v) and this install needs targets %v: "+
-				"a second OperatorGroup would stop OLM from resolving anything in %s (TooManyOperatorGroups); "+
-				"install into another namespace or change that OperatorGroup", ns, og.Name, describeTargets(og.Spec.TargetNamespaces),
-				og.Spec.Selector, describeTargets(targets), ns)
-		}
-		return og, false, nil
-	default:
-		names := make([]string, 0, len(list.Items))
-		for _, og := range list.Items {
-			names = append(names, og.Name)
-		}
-		return nil, false, fmt.Errorf("namespace %s has %d OperatorGroups %v: OLM resolves nothing there (TooManyOperatorGroups) until only one is left",
-			ns, len(names), names)
-	}
+	return utils.OperatorGroup(root, suite.env["KUBECONFIG"], suite.env["KUBECTL"], ns, targets)
 }
 
 func describeTargets(targets []string) string {
