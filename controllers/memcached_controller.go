@@ -38,6 +38,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -74,6 +75,9 @@ type MemcachedReconciler struct {
 	Recorder events.EventRecorder
 	// Options are the operator-wide builder inputs.
 	Options Options
+	// MaxConcurrentReconciles is how many Memcacheds are reconciled at once (controller-runtime's
+	// default, 1, when 0). One Memcached is never reconciled by two workers at once.
+	MaxConcurrentReconciles int
 }
 
 // +kubebuilder:rbac:groups=cache.example.com,resources=memcacheds,verbs=get;list;watch
@@ -310,6 +314,7 @@ func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
 		For(&cachev1alpha1.Memcached{}, builder.WithPredicates(pause)).
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).
