@@ -34,11 +34,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -60,6 +62,12 @@ const (
 	conflictRetry = 10 * time.Second
 	// gcRetry is how often an instance waiting for the garbage collector is retried.
 	gcRetry = 2 * time.Second
+	// coalesceDelay is how long a change of a pod or an owned object waits in the work queue before
+	// its instance is reconciled. The queue holds one entry per instance, so every change of a burst
+	// (the Deployment's status, the ReplicaSet's three pods created and scheduled) lands in one
+	// reconcile and one status write instead of one each; status still follows a pod change in well
+	// under a second. Changes of the Memcached itself are reconciled at once.
+	coalesceDelay = 250 * time.Millisecond
 )
 
 // MemcachedReconciler reconciles Memcached objects into a Deployment, a headless Service and a
@@ -305,8 +313,51 @@ func podToMemcached(_ context.Context, obj client.Object) []reconcile.Request {
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: l[LabelInstance]}}}
 }
 
+// controllerOf maps an object to the Memcached that controls it (its controller owner reference).
+func controllerOf(_ context.Context, obj client.Object) []reconcile.Request {
+	ref := metav1.GetControllerOf(obj)
+	if ref == nil || ref.Kind != "Memcached" || ref.APIVersion != cachev1alpha1.GroupVersion.String() {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: ref.Name}}}
+}
+
+// enqueueAfter returns an event handler that enqueues the requests toRequests maps an object to,
+// coalesceDelay after the change: the delaying work queue keeps one entry per request, so a burst
+// of changes becomes one reconcile. Objects of the cache's initial list (a start or a restart) are
+// enqueued at once, where they merge with their Memcached's own initial entry.
+func enqueueAfter(toRequests handler.MapFunc) handler.EventHandler {
+	add := func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request], now bool, objs ...client.Object) {
+		for _, obj := range objs {
+			for _, req := range toRequests(ctx, obj) {
+				if now {
+					q.Add(req)
+				} else {
+					q.AddAfter(req, coalesceDelay)
+				}
+			}
+		}
+	}
+	return handler.Funcs{
+		CreateFunc: func(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			add(ctx, q, e.IsInInitialList, e.Object)
+		},
+		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			// Both: a relabelled pod leaves one instance and joins another.
+			add(ctx, q, false, e.ObjectOld, e.ObjectNew)
+		},
+		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			add(ctx, q, false, e.Object)
+		},
+		GenericFunc: func(ctx context.Context, e event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			add(ctx, q, false, e.Object)
+		},
+	}
+}
+
 // SetupWithManager registers the controller: it watches Memcached (except paused ones), the
-// Deployments, Services and PodDisruptionBudgets it owns, and the pods of its instances.
+// Deployments, Services and PodDisruptionBudgets it controls, and the pods of its instances; the
+// changes of the latter reach the queue after coalesceDelay (enqueueAfter).
 func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	pause, err := predicate.NewPause[client.Object](PauseAnnotation)
 	if err != nil {
@@ -316,9 +367,9 @@ func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Named(ControllerName).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
 		For(&cachev1alpha1.Memcached{}, builder.WithPredicates(pause)).
-		Owns(&appsv1.Deployment{}).
-		Owns(&corev1.Service{}).
-		Owns(&policyv1.PodDisruptionBudget{}).
-		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podToMemcached)).
+		Watches(&appsv1.Deployment{}, enqueueAfter(controllerOf)).
+		Watches(&corev1.Service{}, enqueueAfter(controllerOf)).
+		Watches(&policyv1.PodDisruptionBudget{}, enqueueAfter(controllerOf)).
+		Watches(&corev1.Pod{}, enqueueAfter(podToMemcached)).
 		Complete(r)
 }

@@ -540,8 +540,10 @@ func TestConvergenceCost(t *testing.T) {
 	g.Expect(converged["create"]).To(Equal(3))
 	g.Expect(converged["patch"]+converged["update"]+converged["delete"]).To(BeZero(), "no spec writes")
 	g.Expect(converged["conflict"]).To(BeZero(), "no 409 conflicts")
-	// simulateRollout makes 7 observable changes (3 pods created, 3 made ready, the Deployment status).
-	g.Expect(converged["status-patch"] - created["status-patch"]).To(BeNumerically("<=", 7))
+	// simulateRollout makes 7 observable changes (3 pods created, 3 made ready, the Deployment status)
+	// in a burst of a few milliseconds each: changes of pods and owned objects wait coalesceDelay in
+	// the work queue, so the burst costs one status patch, not up to 7 (one more allowed for a slow machine).
+	g.Expect(converged["status-patch"] - created["status-patch"]).To(BeNumerically("<=", 2))
 }
 
 // Deleting a Memcached and creating it again at once is not a conflict: the new instance waits for
