@@ -158,13 +158,18 @@ func TestReconcileCreatesOwnedObjects(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		evs := &eventsv1.EventList{}
 		g.Expect(k8sClient.List(testCtx, evs, client.InNamespace(ns))).To(Succeed())
-		var reasons []string
+		var reasons, created []string
 		for _, e := range evs.Items {
 			if e.Regarding.Name == name && e.Regarding.Kind == "Memcached" {
 				reasons = append(reasons, e.Reason)
+				if e.Reason == string(applyCreated) {
+					created = append(created, e.Note)
+				}
 			}
 		}
 		g.Expect(reasons).To(ContainElement(string(applyCreated)))
+		// One event for the three creates of one reconcile, not one per object.
+		g.Expect(created).To(ConsistOf("Deployment " + name + ", Service " + name + ", PodDisruptionBudget " + name + " created"))
 	}, timeout, interval).Should(Succeed())
 }
 
