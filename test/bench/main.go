@@ -92,6 +92,7 @@ type config struct {
 	qps, burst                   string
 	nodes, maxPods               int
 	keep                         bool
+	floorEach                    bool
 	metricsPort                  int
 }
 
@@ -115,6 +116,8 @@ func main() {
 	flag.IntVar(&cfg.nodes, "nodes", 10, "Fake nodes.")
 	flag.IntVar(&cfg.maxPods, "node-max-pods", 1000, "Pods per fake node.")
 	flag.BoolVar(&cfg.keep, "keep", false, "Leave the cluster up at the end.")
+	flag.BoolVar(&cfg.floorEach, "floor-each", false,
+		"Measure the floor again right before each subject and take each ratio to its own floor (on a machine whose load from other jobs drifts).")
 	flag.IntVar(&cfg.metricsPort, "metrics-port", 28090, "The subjects' plain-HTTP metrics port on 127.0.0.1 (probes on the next one).")
 	flag.Var(&subjects, "subject", "NAME=BINARY [FLAGS...]: an operator to measure (repeatable).")
 	flag.Parse()
@@ -159,6 +162,8 @@ type subjectResult struct {
 	ConvergeSeconds float64 `json:"convergeSeconds"`
 	// PodsReadySeconds: first Memcached created → every instance's pods ready.
 	PodsReadySeconds float64 `json:"podsReadySeconds"`
+	// Floor is the floor the ratio is taken to (measured right before the subject with -floor-each).
+	Floor *floorResult `json:"floor,omitempty"`
 	// Ratio is ConvergeSeconds over the floor's seconds.
 	Ratio float64 `json:"ratioToFloor,omitempty"`
 	// FalseAvailable counts instances whose Available turned True before their last pod was ready.
@@ -238,13 +243,20 @@ func run(ctx context.Context, cfg config, subjects subjectFlags) error {
 		if s.kubeconfig, err = subjectIdentity(ctx, root, kubeconfig, cfg.clusterDir, s.Name, c); err != nil {
 			return err
 		}
+		floor := res.Floor
+		if cfg.floorEach && i > 0 {
+			if floor, err = b.floor(ctx); err != nil {
+				return err
+			}
+		}
 		sr, err := b.subject(ctx, s, i == len(subjects)-1)
 		s.stop()
 		if err != nil {
 			return fmt.Errorf("subject %s: %w", s.Name, err)
 		}
-		if res.Floor != nil && res.Floor.Seconds > 0 {
-			sr.Ratio = sr.ConvergeSeconds / res.Floor.Seconds
+		if floor != nil && floor.Seconds > 0 {
+			sr.Floor = floor
+			sr.Ratio = sr.ConvergeSeconds / floor.Seconds
 		}
 		res.Subjects = append(res.Subjects, sr)
 	}
@@ -782,6 +794,12 @@ func markdown(res *result) string {
 	}
 	n := float64(res.N)
 	row("all Available with pods ready (s)", func(s *subjectResult) string { return fmt.Sprintf("**%.1f**", s.ConvergeSeconds) })
+	row("floor (s), load", func(s *subjectResult) string {
+		if s.Floor == nil {
+			return "–"
+		}
+		return fmt.Sprintf("%.1f, %s", s.Floor.Seconds, s.Floor.Load)
+	})
 	row("ratio to the floor", func(s *subjectResult) string {
 		if s.Ratio == 0 {
 			return "–"
