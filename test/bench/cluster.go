@@ -108,13 +108,18 @@ func installCRD(ctx context.Context, root, kubeconfig string) error {
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("failed to apply the CRD: %w", err)
 	}
-	cmd = exec.CommandContext(ctx, filepath.Join(root, "bin", "kubectl"), "--kubeconfig", kubeconfig,
-		"wait", "--for=condition=Established", "--timeout=60s", "crd/memcacheds.cache.example.com")
-	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("failed to wait for the CRD: %w", err)
+	// kubectl wait fails at once while the new CRD has no status yet: try again for a while.
+	var err error
+	for try := 0; try < 50; try++ {
+		cmd = exec.CommandContext(ctx, filepath.Join(root, "bin", "kubectl"), "--kubeconfig", kubeconfig,
+			"wait", "--for=condition=Established", "--timeout=60s", "crd/memcacheds.cache.example.com")
+		cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+		if err = cmd.Run(); err == nil {
+			return nil
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
-	return nil
+	return fmt.Errorf("failed to wait for the CRD: %w", err)
 }
 
 // subjectIdentity creates the ServiceAccount name in identityNamespace bound to the operator's
