@@ -110,7 +110,7 @@ func main() {
 	flag.IntVar(&cfg.unrelated, "unrelated", 3000, "Unrelated Deployments (one pod each) created in the 'unrelated' phase.")
 	flag.DurationVar(&cfg.steady, "steady", 60*time.Second, "Length of the steady-state window.")
 	flag.DurationVar(&cfg.timeout, "timeout", 20*time.Minute, "Longest wait for any convergence.")
-	flag.StringVar(&phases, "phases", "floor,converge,steady,restart,unrelated", "Phases to run (converge is needed by the later subject phases).")
+	flag.StringVar(&phases, "phases", "floor,converge,steady,latency,restart,unrelated", "Phases to run (converge is needed by the later subject phases).")
 	flag.StringVar(&cfg.qps, "control-plane-qps", "1000", "kube-controller-manager and kube-scheduler --kube-api-qps (empty: their defaults).")
 	flag.StringVar(&cfg.burst, "control-plane-burst", "2000", "kube-controller-manager and kube-scheduler --kube-api-burst.")
 	flag.IntVar(&cfg.nodes, "nodes", 10, "Fake nodes.")
@@ -175,6 +175,13 @@ type subjectResult struct {
 	Reconciles      float64 `json:"reconciles"`
 	Converge        writes  `json:"convergeWrites"`
 	Steady          writes  `json:"steadyWrites"`
+	// LatencyP50Ms and LatencyP99Ms: a pod of an instance deleted → its name gone from the
+	// instance's status.nodes, over LatencySamples instances (one pod each, one after the other).
+	LatencyP50Ms   float64 `json:"statusLatencyP50Ms"`
+	LatencyP99Ms   float64 `json:"statusLatencyP99Ms"`
+	LatencySamples int     `json:"statusLatencySamples"`
+	// PodReplaced counts the writes while those pods were replaced and their instances Available again.
+	PodReplaced writes `json:"podReplacedWrites"`
 	// RestartSeconds: process start → every instance reconciled (reconciles ≥ N, queue empty).
 	RestartSeconds float64           `json:"restartSeconds"`
 	Restart        writes            `json:"restartWrites"`
@@ -588,6 +595,11 @@ func (b *bench) subject(ctx context.Context, s *subject, last bool) (*subjectRes
 		}
 		step("%s: %d writes in the steady state", s.Name, r.Steady.Total)
 	}
+	if b.cfg.phases["latency"] {
+		if err := b.latency(ctx, s, r, prefix); err != nil {
+			return nil, err
+		}
+	}
 	if b.cfg.phases["restart"] {
 		if err := b.restart(ctx, s, r, "restarted at n"); err != nil {
 			return nil, err
@@ -606,6 +618,67 @@ func (b *bench) subject(ctx context.Context, s *subject, last bool) (*subjectRes
 		}
 	}
 	return r, nil
+}
+
+// latency deletes one pod of each of the first 50 instances, one after the other, and measures how
+// long each instance's status.nodes takes to drop the pod (as a client watching it sees it), then
+// waits until those instances are Available with their pods ready again and counts the writes.
+func (b *bench) latency(ctx context.Context, s *subject, r *subjectResult, prefix string) error {
+	k := min(50, b.cfg.n)
+	step("%s: status latency: deleting one pod of each of %d instances", s.Name, k)
+	off := b.audit.offset()
+	var lat []time.Duration
+	for i := 0; i < k; i++ {
+		key := b.instance(prefix, i)
+		pods := &corev1.PodList{}
+		if err := b.cache.List(ctx, pods, client.InNamespace(key.Namespace), client.MatchingLabels{controllers.LabelInstance: key.Name}); err != nil || len(pods.Items) == 0 {
+			return fmt.Errorf("no pods of %s in the cache: %v", key, err)
+		}
+		victim := pods.Items[0].Name
+		start := time.Now()
+		if err := b.c.Delete(ctx, &pods.Items[0]); err != nil {
+			return fmt.Errorf("failed to delete pod %s/%s: %w", key.Namespace, victim, err)
+		}
+		if err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+			mc := &cachev1alpha1.Memcached{}
+			if err := b.cache.Get(ctx, key, mc); err != nil {
+				return false, nil
+			}
+			for _, n := range mc.Status.Nodes {
+				if n == victim {
+					return false, nil
+				}
+			}
+			return true, nil
+		}); err != nil {
+			return fmt.Errorf("status of %s still lists deleted pod %s: %w", key, victim, err)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, b.cfg.timeout, true, func(ctx context.Context) (bool, error) {
+		for i := 0; i < k; i++ {
+			key := b.instance(prefix, i)
+			if ok, _ := b.podsReady(ctx, key); !ok || b.available(ctx, key) == nil {
+				return false, nil
+			}
+		}
+		return true, nil
+	}); err != nil {
+		return fmt.Errorf("instances not Available again after their pods were replaced: %w", err)
+	}
+	time.Sleep(2 * time.Second)
+	w, err := b.audit.count(s.username(), off, b.audit.offset())
+	if err != nil {
+		return err
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	r.LatencySamples = k
+	r.LatencyP50Ms = float64(lat[k/2].Microseconds()) / 1000
+	r.LatencyP99Ms = float64(lat[(99*k+99)/100-1].Microseconds()) / 1000
+	r.PodReplaced = w
+	step("%s: status dropped a deleted pod after p50 %.0f ms, p99 %.0f ms; %d writes for %d pods replaced",
+		s.Name, r.LatencyP50Ms, r.LatencyP99Ms, w.Total, k)
+	return nil
 }
 
 // restart stops the subject, starts it again and measures the time until every instance was
@@ -820,6 +893,18 @@ func markdown(res *result) string {
 		return fmt.Sprint(s.Converge.Conflicts + s.Steady.Conflicts + s.Restart.Conflicts)
 	})
 	row("writes in the steady state", func(s *subjectResult) string { return fmt.Sprint(s.Steady.Total) })
+	row("status drops a deleted pod: p50 / p99 (ms)", func(s *subjectResult) string {
+		if s.LatencySamples == 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%.0f / %.0f", s.LatencyP50Ms, s.LatencyP99Ms)
+	})
+	row("writes per pod replaced (events)", func(s *subjectResult) string {
+		if s.LatencySamples == 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%.2f (%.2f)", float64(s.PodReplaced.Total)/float64(s.LatencySamples), float64(s.PodReplaced.Events)/float64(s.LatencySamples))
+	})
 	row("restart: all reconciled (s) / writes", func(s *subjectResult) string {
 		return fmt.Sprintf("%.1f / %d", s.RestartSeconds, s.Restart.Total)
 	})
