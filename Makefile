@@ -160,6 +160,20 @@ test-e2e: cluster-up build ## Run the end-to-end tests on the local kwok cluster
 	KUBECONFIG="$(LOCAL_KUBECONFIG)" KUBECTL="$(KUBECTL)" MANAGER_BIN="$(LOCALBIN)/manager" MEMCACHED_IMAGE="$(MEMCACHED_IMAGE)" \
 		go test -tags e2e ./test/e2e/ -v -count=1 -timeout 20m
 
+# Scale benchmark (make bench-scale): its own kwok cluster in BENCH_CLUSTER_DIR on ports of its own,
+# so it runs beside the kwok and real tiers; fresh at each run, stopped at the end.
+BENCH_N ?= 500
+BENCH_PHASES ?= floor,converge,steady,latency,restart,unrelated
+BENCH_SUBJECTS ?= operator=bin/manager
+BENCH_CLUSTER_DIR ?= $(shell pwd)/.cluster-bench
+BENCH_ARGS ?=
+BENCH_PORTS ?= ETCD_PORT=24379 ETCD_PEER_PORT=24380 APISERVER_PORT=28443 KCM_PORT=22257 SCHEDULER_PORT=22259 KWOK_PORT=22247
+
+.PHONY: bench-scale
+bench-scale: build kubectl ## Scale benchmark on a fresh kwok cluster: BENCH_N instances vs the raw-client floor; writes, memory, restart (test/bench/results).
+	$(BENCH_PORTS) go run ./test/bench -n $(BENCH_N) -phases $(BENCH_PHASES) -cluster-dir "$(BENCH_CLUSTER_DIR)" \
+		$(foreach s,$(BENCH_SUBJECTS),-subject $(s)) $(BENCH_ARGS)
+
 ##@ Build
 
 .PHONY: build

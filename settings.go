@@ -41,6 +41,15 @@ type settings struct {
 	leaderElectionNamespace string
 	// secureMetrics, leaderElect and enableHTTP2 are the boolean flags (parsed by the flag package).
 	secureMetrics, leaderElect, enableHTTP2 bool
+	// pprofAddr is --pprof-bind-address: host:port of Go's /debug/pprof, or "0" (the default) for none.
+	pprofAddr string
+	// maxConcurrentReconciles is --max-concurrent-reconciles: Memcacheds reconciled at once (≥ 1).
+	maxConcurrentReconciles int
+	// kubeAPIQPS and kubeAPIBurst are --kube-api-qps and --kube-api-burst: the client-side limit of
+	// requests per second to the API server and its burst; 0 (the default) means no client-side
+	// limit, the API server's priority and fairness alone (controller-runtime's default).
+	kubeAPIQPS   float64
+	kubeAPIBurst int
 
 	// namespaces are the namespaces of WATCH_NAMESPACE, sorted and deduplicated; empty means all.
 	namespaces []string
@@ -61,10 +70,16 @@ const maxImageLength = 512
 // saying why, so the operator stops before its first API call or write.
 func (s *settings) check(getenv func(string) string) error {
 	var errs []error
-	for _, f := range []struct{ name, addr string }{{"--metrics-bind-address", s.metricsAddr}, {"--health-probe-bind-address", s.probeAddr}} {
+	for _, f := range []struct{ name, addr string }{{"--metrics-bind-address", s.metricsAddr}, {"--health-probe-bind-address", s.probeAddr}, {"--pprof-bind-address", s.pprofAddr}} {
 		if err := checkBindAddress(f.addr); err != nil {
 			errs = append(errs, fmt.Errorf("flag %s=%q: %w", f.name, f.addr, err))
 		}
+	}
+	if s.maxConcurrentReconciles < 1 {
+		errs = append(errs, fmt.Errorf("flag --max-concurrent-reconciles=%d must be at least 1", s.maxConcurrentReconciles))
+	}
+	if s.kubeAPIQPS < 0 || s.kubeAPIBurst < 0 || (s.kubeAPIQPS > 0) != (s.kubeAPIBurst > 0) {
+		errs = append(errs, fmt.Errorf("flags --kube-api-qps=%g and --kube-api-burst=%d must both be 0 (no client-side limit) or both positive", s.kubeAPIQPS, s.kubeAPIBurst))
 	}
 	if ns := s.leaderElectionNamespace; ns != "" {
 		if msgs := validation.IsDNS1123Label(ns); len(msgs) > 0 {

@@ -49,6 +49,12 @@ func TestSettingsCheck(t *testing.T) {
 		"metrics port out of range":  {flags: func(s *settings) { s.metricsAddr = ":70000" }, wantErr: []string{"--metrics-bind-address", "between 0 and 65535"}},
 		"probe port named":           {flags: func(s *settings) { s.probeAddr = ":http" }, wantErr: []string{"--health-probe-bind-address"}},
 		"lease namespace invalid":    {flags: func(s *settings) { s.leaderElectionNamespace = "Kube_System" }, wantErr: []string{"--leader-election-namespace"}},
+		"pprof loopback":             {flags: func(s *settings) { s.pprofAddr = "127.0.0.1:6060" }},
+		"pprof port missing":         {flags: func(s *settings) { s.pprofAddr = "6060" }, wantErr: []string{"--pprof-bind-address"}},
+		"no concurrent reconciles":   {flags: func(s *settings) { s.maxConcurrentReconciles = 0 }, wantErr: []string{"--max-concurrent-reconciles=0"}},
+		"client limit":               {flags: func(s *settings) { s.kubeAPIQPS, s.kubeAPIBurst = 50, 100 }},
+		"client qps without burst":   {flags: func(s *settings) { s.kubeAPIQPS = 50 }, wantErr: []string{"--kube-api-qps=50", "--kube-api-burst=0"}},
+		"client qps negative":        {flags: func(s *settings) { s.kubeAPIQPS, s.kubeAPIBurst = -1, 10 }, wantErr: []string{"--kube-api-qps=-1"}},
 		"every error at once": {
 			flags:   func(s *settings) { s.probeAddr = "x" },
 			env:     map[string]string{relatedImageEnv: "a b"},
@@ -57,7 +63,7 @@ func TestSettingsCheck(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			s := settings{metricsAddr: ":8443", probeAddr: ":8081", secureMetrics: true}
+			s := settings{metricsAddr: ":8443", probeAddr: ":8081", pprofAddr: "0", secureMetrics: true, maxConcurrentReconciles: 1}
 			if tc.flags != nil {
 				tc.flags(&s)
 			}

@@ -158,13 +158,18 @@ func TestReconcileCreatesOwnedObjects(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		evs := &eventsv1.EventList{}
 		g.Expect(k8sClient.List(testCtx, evs, client.InNamespace(ns))).To(Succeed())
-		var reasons []string
+		var reasons, created []string
 		for _, e := range evs.Items {
 			if e.Regarding.Name == name && e.Regarding.Kind == "Memcached" {
 				reasons = append(reasons, e.Reason)
+				if e.Reason == string(applyCreated) {
+					created = append(created, e.Note)
+				}
 			}
 		}
 		g.Expect(reasons).To(ContainElement(string(applyCreated)))
+		// One event for the three creates of one reconcile, not one per object.
+		g.Expect(created).To(ConsistOf("Deployment " + name + ", Service " + name + ", PodDisruptionBudget " + name + " created"))
 	}, timeout, interval).Should(Succeed())
 }
 
@@ -540,8 +545,10 @@ func TestConvergenceCost(t *testing.T) {
 	g.Expect(converged["create"]).To(Equal(3))
 	g.Expect(converged["patch"]+converged["update"]+converged["delete"]).To(BeZero(), "no spec writes")
 	g.Expect(converged["conflict"]).To(BeZero(), "no 409 conflicts")
-	// simulateRollout makes 7 observable changes (3 pods created, 3 made ready, the Deployment status).
-	g.Expect(converged["status-patch"] - created["status-patch"]).To(BeNumerically("<=", 7))
+	// simulateRollout makes 7 observable changes (3 pods created, 3 made ready, the Deployment status)
+	// in a burst of a few milliseconds each: changes of pods and owned objects wait coalesceDelay in
+	// the work queue, so the burst costs one status patch, not up to 7 (one more allowed for a slow machine).
+	g.Expect(converged["status-patch"] - created["status-patch"]).To(BeNumerically("<=", 2))
 }
 
 // Deleting a Memcached and creating it again at once is not a conflict: the new instance waits for

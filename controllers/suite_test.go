@@ -125,6 +125,8 @@ func runSuite(m *testing.M) int {
 		Scheme:    mgr.GetScheme(),
 		Recorder:  mgr.GetEventRecorder("memcached-operator"),
 		Options:   Options{DefaultImage: testImage},
+		// As the manager runs by default (main.go): instances are reconciled concurrently.
+		MaxConcurrentReconciles: 4,
 	}).SetupWithManager(mgr); err != nil {
 		fmt.Fprintf(os.Stderr, "failed to set up controller: %v\n", err)
 		return 1

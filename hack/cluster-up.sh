@@ -32,6 +32,12 @@
 #   hack/lib/node.sh lists the real node's settings (NODE_IP, POD_CIDR, REGISTRY, ...).
 #   KWOK_CONFIG=<repo>/hack/kwok.yaml   STEP_TIMEOUT=120 (seconds for each component to get healthy)
 #   KEEP_ON_FAILURE=1 leaves the components that did start running after a failure.
+#   KUBE_API_QPS, KUBE_API_BURST: when set, the client limits of kube-controller-manager and
+#     kube-scheduler (--kube-api-qps, --kube-api-burst; theirs default to 20/30 and 50/100), so a
+#     benchmark measures the operator and not the cluster's own pace (make bench-scale).
+#   AUDIT_POLICY=<file>: when set, the API server audits per that policy to $CLUSTER_DIR/logs/audit.log
+#     (JSON lines, never rotated); make bench-scale counts the operator's writes with it.
+#   NODE_MAX_PODS=250: pods each fake Node accepts (kwok tier).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,6 +55,10 @@ KCM_PORT=${KCM_PORT:-$((20257 + port_base))}
 SCHEDULER_PORT=${SCHEDULER_PORT:-$((20259 + port_base))}
 KWOK_PORT=${KWOK_PORT:-20247}
 NODES=${NODES:-3}
+NODE_MAX_PODS=${NODE_MAX_PODS:-250}
+KUBE_API_QPS=${KUBE_API_QPS:-}
+KUBE_API_BURST=${KUBE_API_BURST:-}
+AUDIT_POLICY=${AUDIT_POLICY:-}
 ZONES=${ZONES:-zone-a zone-b zone-c}
 STEP_TIMEOUT=${STEP_TIMEOUT:-120}
 KWOK_CONFIG=${KWOK_CONFIG:-$root/hack/kwok.yaml}
@@ -300,7 +310,15 @@ etcd_ok() { curl --noproxy '*' -fsS --max-time 2 "http://127.0.0.1:$ETCD_PORT/he
 wait_until etcd "etcd healthy on 127.0.0.1:$ETCD_PORT" etcd_ok
 
 # ---------------------------------------------------------------- kube-apiserver
-start kube-apiserver \
+apiserver_extra=()
+if [ -n "$AUDIT_POLICY" ]; then
+  [ -f "$AUDIT_POLICY" ] || die "AUDIT_POLICY $AUDIT_POLICY is not a file"
+  apiserver_extra+=(--audit-policy-file="$AUDIT_POLICY" --audit-log-path="$logs/audit.log" --audit-log-format=json --audit-log-mode=blocking)
+fi
+client_limits=()
+[ -z "$KUBE_API_QPS" ] || client_limits+=(--kube-api-qps="$KUBE_API_QPS")
+[ -z "$KUBE_API_BURST" ] || client_limits+=(--kube-api-burst="$KUBE_API_BURST")
+start kube-apiserver "${apiserver_extra[@]}" \
   --bind-address="$API_ADDR" --advertise-address="$API_ADDR" --secure-port="$APISERVER_PORT" \
   --endpoint-reconciler-type="$endpoint_reconciler" \
   --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
@@ -324,7 +342,7 @@ wait_until kube-apiserver "kube-apiserver ready on https://$API_ADDR:$APISERVER_
 
 # ---------------------------------------------------------------- controller-manager and scheduler
 kcm_kc=$CLUSTER_DIR/kube-controller-manager.kubeconfig
-start kube-controller-manager \
+start kube-controller-manager "${client_limits[@]}" \
   --kubeconfig="$kcm_kc" --authentication-kubeconfig="$kcm_kc" --authorization-kubeconfig="$kcm_kc" \
   --bind-address=127.0.0.1 --secure-port="$KCM_PORT" --cert-dir="$CLUSTER_DIR/certs" \
   --leader-elect=false \
@@ -333,7 +351,7 @@ start kube-controller-manager \
   --use-service-account-credentials=true \
   --service-cluster-ip-range=10.96.0.0/16 --cluster-name=local
 sched_kc=$CLUSTER_DIR/kube-scheduler.kubeconfig
-start kube-scheduler \
+start kube-scheduler "${client_limits[@]}" \
   --kubeconfig="$sched_kc" --authentication-kubeconfig="$sched_kc" --authorization-kubeconfig="$sched_kc" \
   --bind-address=127.0.0.1 --secure-port="$SCHEDULER_PORT" --cert-dir="$CLUSTER_DIR/certs" \
   --leader-elect=false
@@ -390,12 +408,12 @@ status:
     cpu: "64"
     memory: 256Gi
     ephemeral-storage: 1Ti
-    pods: "250"
+    pods: "$NODE_MAX_PODS"
   capacity:
     cpu: "64"
     memory: 256Gi
     ephemeral-storage: 1Ti
-    pods: "250"
+    pods: "$NODE_MAX_PODS"
 EOF
   done
 }

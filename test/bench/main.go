@@ -1,0 +1,951 @@
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command bench is the scale benchmark of the memcached-operator (make bench-scale): on a fresh
+// kwok cluster whose control plane has its client limits raised, it measures the raw-client floor
+// (the Deployments, Services and PodDisruptionBudgets of N instances created directly by W
+// workers, until every pod is ready), then for each subject (an operator binary) the time until N
+// Memcacheds are all Available with their pods ready, the subject's API writes by verb and
+// resource (from the API server's audit log, attributed to the subject's own ServiceAccount), its
+// 409 conflicts and events, its writes in a steady state and on a restart, and its RSS and Go heap
+// at idle, at N instances and with unrelated Deployments and pods around. It writes a Markdown
+// table and JSON to the results directory and prints the table.
+//
+// Usage (make bench-scale sets the flags from BENCH_* variables):
+//
+//	go run ./test/bench -n 500 -subject 'new=bin/manager' -subject 'old=bin/manager-old'
+//
+// Each subject runs alone on the cluster: its namespaces are deleted (and gone) before the next
+// subject starts, so every subject meets the same cluster, except for the unrelated Deployments:
+// the first subject to reach that phase creates them and they stay (deleting 3000 Deployments and
+// their pods takes minutes). Not a test: nothing fails on a figure.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/go-logr/logr"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/controllers"
+	"github.com/example/memcached-operator/test/utils"
+)
+
+// subjectFlags collects -subject NAME=BINARY [FLAGS...] values.
+type subjectFlags []*subject
+
+func (f *subjectFlags) String() string { return fmt.Sprint(*f) }
+func (f *subjectFlags) Set(v string) error {
+	name, rest, ok := strings.Cut(v, "=")
+	fields := strings.Fields(rest)
+	if !ok || name == "" || len(fields) == 0 {
+		return fmt.Errorf("want NAME=BINARY [FLAGS...], got %q", v)
+	}
+	*f = append(*f, &subject{Name: name, Binary: fields[0], Args: fields[1:]})
+	return nil
+}
+
+// config is the benchmark's settings.
+type config struct {
+	root, clusterDir, resultsDir string
+	n, size, namespaces, workers int
+	unrelated                    int
+	steady, timeout              time.Duration
+	phases                       map[string]bool
+	qps, burst                   string
+	nodes, maxPods               int
+	keep                         bool
+	floorEach                    bool
+	metricsPort                  int
+}
+
+func main() {
+	var cfg config
+	var subjects subjectFlags
+	var phases string
+	flag.StringVar(&cfg.root, "root", ".", "The repository root (hack/ scripts, config/, bin/).")
+	flag.StringVar(&cfg.clusterDir, "cluster-dir", ".cluster-bench", "State directory of the benchmark's own cluster (deleted and recreated).")
+	flag.StringVar(&cfg.resultsDir, "results", "test/bench/results", "Directory that receives <UTC time>.md/.json and latest.md/.json.")
+	flag.IntVar(&cfg.n, "n", 500, "Instances per subject (and for the floor).")
+	flag.IntVar(&cfg.size, "size", 3, "spec.size of every instance.")
+	flag.IntVar(&cfg.namespaces, "namespaces", 10, "Namespaces the instances are spread over.")
+	flag.IntVar(&cfg.workers, "workers", 10, "Concurrent creators (floor objects, Memcacheds, unrelated Deployments).")
+	flag.IntVar(&cfg.unrelated, "unrelated", 3000, "Unrelated Deployments (one pod each) created in the 'unrelated' phase.")
+	flag.DurationVar(&cfg.steady, "steady", 60*time.Second, "Length of the steady-state window.")
+	flag.DurationVar(&cfg.timeout, "timeout", 20*time.Minute, "Longest wait for any convergence.")
+	flag.StringVar(&phases, "phases", "floor,converge,steady,latency,restart,unrelated", "Phases to run (converge is needed by the later subject phases).")
+	flag.StringVar(&cfg.qps, "control-plane-qps", "1000", "kube-controller-manager and kube-scheduler --kube-api-qps (empty: their defaults).")
+	flag.StringVar(&cfg.burst, "control-plane-burst", "2000", "kube-controller-manager and kube-scheduler --kube-api-burst.")
+	flag.IntVar(&cfg.nodes, "nodes", 10, "Fake nodes.")
+	flag.IntVar(&cfg.maxPods, "node-max-pods", 1000, "Pods per fake node.")
+	flag.BoolVar(&cfg.keep, "keep", false, "Leave the cluster up at the end.")
+	flag.BoolVar(&cfg.floorEach, "floor-each", false,
+		"Measure the floor again right before each subject and take each ratio to its own floor (on a machine whose load from other jobs drifts).")
+	flag.IntVar(&cfg.metricsPort, "metrics-port", 28090, "The subjects' plain-HTTP metrics port on 127.0.0.1 (probes on the next one).")
+	flag.Var(&subjects, "subject", "NAME=BINARY [FLAGS...]: an operator to measure (repeatable).")
+	flag.Parse()
+	cfg.phases = map[string]bool{}
+	for _, p := range strings.Split(phases, ",") {
+		cfg.phases[strings.TrimSpace(p)] = true
+	}
+	ctrllog.SetLogger(logr.Discard())
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	if err := run(ctx, cfg, subjects); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// result is what the benchmark reports.
+type result struct {
+	Date      string           `json:"date"`
+	Machine   string           `json:"machine"`
+	N         int              `json:"n"`
+	Size      int              `json:"size"`
+	Namespace int              `json:"namespaces"`
+	Workers   int              `json:"workers"`
+	QPS       string           `json:"controlPlaneQPS"`
+	Floor     *floorResult     `json:"floor,omitempty"`
+	Subjects  []*subjectResult `json:"subjects"`
+	Wall      string           `json:"wallTime"`
+}
+
+// floorResult is the raw client's figure.
+type floorResult struct {
+	// Seconds from the first create until every instance's pods are ready.
+	Seconds float64 `json:"seconds"`
+	Load    string  `json:"load"`
+}
+
+// subjectResult is one operator's figures.
+type subjectResult struct {
+	Subject *subject `json:"subject"`
+	// ConvergeSeconds: first Memcached created → every instance Available with its pods ready.
+	ConvergeSeconds float64 `json:"convergeSeconds"`
+	// PodsReadySeconds: first Memcached created → every instance's pods ready.
+	PodsReadySeconds float64 `json:"podsReadySeconds"`
+	// Floor is the floor the ratio is taken to (measured right before the subject with -floor-each).
+	Floor *floorResult `json:"floor,omitempty"`
+	// Ratio is ConvergeSeconds over the floor's seconds.
+	Ratio float64 `json:"ratioToFloor,omitempty"`
+	// FalseAvailable counts instances whose Available turned True before their last pod was ready.
+	FalseAvailable int `json:"falseAvailable"`
+	// ReconcileMeanMs and QueueWaitMeanMs are the mean reconcile time and time in the work queue
+	// over the converge phase; Reconciles their count.
+	ReconcileMeanMs float64 `json:"reconcileMeanMs"`
+	QueueWaitMeanMs float64 `json:"queueWaitMeanMs"`
+	Reconciles      float64 `json:"reconciles"`
+	Converge        writes  `json:"convergeWrites"`
+	Steady          writes  `json:"steadyWrites"`
+	// LatencyP50Ms and LatencyP99Ms: a pod of an instance deleted → its name gone from the
+	// instance's status.nodes, over LatencySamples instances (one pod each, one after the other).
+	LatencyP50Ms   float64 `json:"statusLatencyP50Ms"`
+	LatencyP99Ms   float64 `json:"statusLatencyP99Ms"`
+	LatencySamples int     `json:"statusLatencySamples"`
+	// PodReplaced counts the writes while those pods were replaced and their instances Available again.
+	PodReplaced writes `json:"podReplacedWrites"`
+	// RestartSeconds: process start → every instance reconciled (reconciles ≥ N, queue empty).
+	RestartSeconds float64           `json:"restartSeconds"`
+	Restart        writes            `json:"restartWrites"`
+	Memory         map[string]memory `json:"memory"`
+	Load           map[string]string `json:"load"`
+}
+
+func run(ctx context.Context, cfg config, subjects subjectFlags) error {
+	start := time.Now()
+	root, err := filepath.Abs(cfg.root)
+	if err != nil {
+		return err
+	}
+	cfg.root = root
+	if !filepath.IsAbs(cfg.clusterDir) {
+		cfg.clusterDir = filepath.Join(root, cfg.clusterDir)
+	}
+	if !filepath.IsAbs(cfg.resultsDir) {
+		cfg.resultsDir = filepath.Join(root, cfg.resultsDir)
+	}
+	if err := os.MkdirAll(cfg.resultsDir, 0o755); err != nil {
+		return err
+	}
+	for i, s := range subjects {
+		if !filepath.IsAbs(s.Binary) {
+			s.Binary = filepath.Join(root, s.Binary)
+		}
+		s.metricsPort, s.probePort = cfg.metricsPort+2*i, cfg.metricsPort+2*i+1
+		s.logPath = filepath.Join(cfg.clusterDir, "logs", "subject-"+s.Name+".log")
+	}
+
+	step("starting a fresh cluster in %s (control plane qps %q burst %q, %d nodes)", cfg.clusterDir, cfg.qps, cfg.burst, cfg.nodes)
+	if err := clusterUp(root, cfg.clusterDir, cfg.nodes, cfg.maxPods, cfg.qps, cfg.burst); err != nil {
+		return err
+	}
+	if !cfg.keep {
+		defer func() { _ = clusterDown(root, cfg.clusterDir, false) }()
+	}
+	kubeconfig := filepath.Join(cfg.clusterDir, "kubeconfig")
+	if err := installCRD(ctx, root, kubeconfig); err != nil {
+		return err
+	}
+	c, err := utils.NewClient(kubeconfig, 1000, cachev1alpha1.AddToScheme)
+	if err != nil {
+		return err
+	}
+	b := &bench{cfg: cfg, c: c, audit: auditLog{path: filepath.Join(cfg.clusterDir, "logs", "audit.log")}}
+	// Stopped before the cluster (deferred after clusterDown), so its watches do not log the API
+	// server going away.
+	cacheCtx, stopCache := context.WithCancel(ctx)
+	defer stopCache()
+	if err := b.startCache(cacheCtx, kubeconfig); err != nil {
+		return err
+	}
+
+	res := &result{Date: time.Now().UTC().Format(time.RFC3339), Machine: machine(), N: cfg.n, Size: cfg.size,
+		Namespace: cfg.namespaces, Workers: cfg.workers, QPS: cfg.qps}
+	if cfg.phases["floor"] {
+		f, err := b.floor(ctx)
+		if err != nil {
+			return err
+		}
+		res.Floor = f
+	}
+	for i, s := range subjects {
+		if s.kubeconfig, err = subjectIdentity(ctx, root, kubeconfig, cfg.clusterDir, s.Name, c); err != nil {
+			return err
+		}
+		floor := res.Floor
+		if cfg.floorEach && i > 0 {
+			if floor, err = b.floor(ctx); err != nil {
+				return err
+			}
+		}
+		sr, err := b.subject(ctx, s, i == len(subjects)-1)
+		s.stop()
+		if err != nil {
+			return fmt.Errorf("subject %s: %w", s.Name, err)
+		}
+		if floor != nil && floor.Seconds > 0 {
+			sr.Floor = floor
+			sr.Ratio = sr.ConvergeSeconds / floor.Seconds
+		}
+		res.Subjects = append(res.Subjects, sr)
+	}
+	res.Wall = time.Since(start).Round(time.Second).String()
+	return writeResults(cfg.resultsDir, res)
+}
+
+// bench holds what the phases share.
+type bench struct {
+	cfg   config
+	c     client.Client
+	cache cache.Cache
+	audit auditLog
+	// unrelatedCreated is set once the unrelated Deployments exist.
+	unrelatedCreated bool
+}
+
+// startCache starts the informers the benchmark judges convergence from: Memcacheds, memcached
+// pods (floor and subjects), and Deployments.
+func (b *bench) startCache(ctx context.Context, kubeconfig string) error {
+	restCfg, err := clientConfig(kubeconfig)
+	if err != nil {
+		return err
+	}
+	podSel, err := metav1.LabelSelectorAsSelector(&metav1.LabelSelector{MatchLabels: map[string]string{controllers.LabelName: controllers.AppName}})
+	if err != nil {
+		return err
+	}
+	b.cache, err = cache.New(restCfg, cache.Options{Scheme: b.c.Scheme(), ByObject: map[client.Object]cache.ByObject{&corev1.Pod{}: {Label: podSel}}})
+	if err != nil {
+		return fmt.Errorf("failed to create the benchmark's cache: %w", err)
+	}
+	go func() { _ = b.cache.Start(ctx) }()
+	for _, o := range []client.Object{&corev1.Pod{}, &cachev1alpha1.Memcached{}, &appsv1.Deployment{}} {
+		if _, err := b.cache.GetInformer(ctx, o); err != nil {
+			return fmt.Errorf("failed to start an informer: %w", err)
+		}
+	}
+	if !b.cache.WaitForCacheSync(ctx) {
+		return fmt.Errorf("the benchmark's cache did not sync")
+	}
+	return nil
+}
+
+// instance names the instance i of a namespace prefix.
+func (b *bench) instance(prefix string, i int) client.ObjectKey {
+	return client.ObjectKey{Namespace: fmt.Sprintf("%s-%d", prefix, i%b.cfg.namespaces), Name: fmt.Sprintf("mc-%d", i)}
+}
+
+// createNamespaces creates prefix-0 … prefix-(namespaces-1) and waits for their default
+// ServiceAccounts (a namespace refuses pods until it exists).
+func (b *bench) createNamespaces(ctx context.Context, prefix string, n int) error {
+	for i := 0; i < n; i++ {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", prefix, i)}}
+		if err := b.c.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("failed to create namespace %s: %w", ns.Name, err)
+		}
+	}
+	for i := 0; i < n; i++ {
+		key := client.ObjectKey{Namespace: fmt.Sprintf("%s-%d", prefix, i), Name: "default"}
+		if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+			return b.c.Get(ctx, key, &corev1.ServiceAccount{}) == nil, nil
+		}); err != nil {
+			return fmt.Errorf("namespace %s has no default ServiceAccount: %w", key.Namespace, err)
+		}
+	}
+	return nil
+}
+
+// deleteNamespaces deletes prefix-0 … prefix-(n-1) and waits until they are gone.
+func (b *bench) deleteNamespaces(ctx context.Context, prefix string, n int) error {
+	for i := 0; i < n; i++ {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", prefix, i)}}
+		if err := b.c.Delete(ctx, ns); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("failed to delete namespace %s: %w", ns.Name, err)
+		}
+	}
+	for i := 0; i < n; i++ {
+		key := client.ObjectKey{Name: fmt.Sprintf("%s-%d", prefix, i)}
+		if err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, b.cfg.timeout, true, func(ctx context.Context) (bool, error) {
+			return apierrors.IsNotFound(b.c.Get(ctx, key, &corev1.Namespace{})), nil
+		}); err != nil {
+			return fmt.Errorf("namespace %s is not gone: %w", key.Name, err)
+		}
+	}
+	return nil
+}
+
+// parallel runs do(i) for i in [0, n) on the configured number of workers and returns the first error.
+func (b *bench) parallel(ctx context.Context, n int, do func(ctx context.Context, i int) error) error {
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	next := make(chan int)
+	for w := 0; w < b.cfg.workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if err := do(ctx, i); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return first
+}
+
+// podsReady reports whether the instance key has exactly size pods, all Running and Ready, and
+// returns the latest time one of them turned Ready.
+func (b *bench) podsReady(ctx context.Context, key client.ObjectKey) (bool, time.Time) {
+	pods := &corev1.PodList{}
+	if err := b.cache.List(ctx, pods, client.InNamespace(key.Namespace), client.MatchingLabels{controllers.LabelInstance: key.Name}); err != nil {
+		return false, time.Time{}
+	}
+	n := 0
+	var last time.Time
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if p.DeletionTimestamp != nil {
+			continue
+		}
+		if !utils.PodRunningReady(p) {
+			return false, last
+		}
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodReady && c.LastTransitionTime.After(last) {
+				last = c.LastTransitionTime.Time
+			}
+		}
+		n++
+	}
+	return n == b.cfg.size, last
+}
+
+// available returns the Available condition of the instance key when it is True for its current
+// generation, else nil.
+func (b *bench) available(ctx context.Context, key client.ObjectKey) *metav1.Condition {
+	mc := &cachev1alpha1.Memcached{}
+	if err := b.cache.Get(ctx, key, mc); err != nil {
+		return nil
+	}
+	c := meta.FindStatusCondition(mc.Status.Conditions, cachev1alpha1.ConditionAvailable)
+	if c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != mc.Generation {
+		return nil
+	}
+	return c
+}
+
+// convergence waits until every instance of prefix has its pods ready (and, with needAvailable,
+// is Available), and returns the seconds from start until the last pods were ready and until the
+// last instance was done, and how many instances turned Available before their last pod was ready.
+func (b *bench) convergence(ctx context.Context, prefix string, start time.Time, needAvailable bool) (podsSec, doneSec float64, falseAvail int, err error) {
+	podsAt := map[int]time.Time{}
+	doneAt := map[int]time.Time{}
+	deadline := start.Add(b.cfg.timeout)
+	for len(doneAt) < b.cfg.n {
+		now := time.Now()
+		if now.After(deadline) {
+			return 0, 0, 0, fmt.Errorf("%d of %d instances of %s done after %v", len(doneAt), b.cfg.n, prefix, b.cfg.timeout)
+		}
+		for i := 0; i < b.cfg.n; i++ {
+			if _, ok := doneAt[i]; ok {
+				continue
+			}
+			key := b.instance(prefix, i)
+			if _, ok := podsAt[i]; !ok {
+				if ok, _ := b.podsReady(ctx, key); ok {
+					podsAt[i] = now
+				}
+			}
+			if _, ok := podsAt[i]; ok && (!needAvailable || b.available(ctx, key) != nil) {
+				doneAt[i] = now
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return 0, 0, 0, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	var lastPods, lastDone time.Time
+	for i := range doneAt {
+		if podsAt[i].After(lastPods) {
+			lastPods = podsAt[i]
+		}
+		if doneAt[i].After(lastDone) {
+			lastDone = doneAt[i]
+		}
+		if needAvailable {
+			// Both times are the API's, to the second: Available strictly before the last Ready is false.
+			_, readyAt := b.podsReady(ctx, b.instance(prefix, i))
+			if c := b.available(ctx, b.instance(prefix, i)); c != nil && c.LastTransitionTime.Time.Before(readyAt.Truncate(time.Second)) {
+				falseAvail++
+			}
+		}
+	}
+	return lastPods.Sub(start).Seconds(), lastDone.Sub(start).Seconds(), falseAvail, nil
+}
+
+// floor creates, for N instances in namespaces floor-*, the objects the operator would create,
+// directly with W workers, and waits until every instance's pods are ready; then deletes them.
+func (b *bench) floor(ctx context.Context) (*floorResult, error) {
+	step("floor: %d instances (Deployment, Service, PodDisruptionBudget each) by %d workers", b.cfg.n, b.cfg.workers)
+	if err := b.createNamespaces(ctx, "floor", b.cfg.namespaces); err != nil {
+		return nil, err
+	}
+	load0 := loadavg()
+	start := time.Now()
+	err := b.parallel(ctx, b.cfg.n, func(ctx context.Context, i int) error {
+		key := b.instance("floor", i)
+		for _, o := range controllers.DesiredObjects(b.memcached(key), controllers.Options{DefaultImage: "docker.io/library/memcached:1.6.38-alpine"}) {
+			if err := b.c.Create(ctx, o); err != nil {
+				return fmt.Errorf("failed to create %T %s: %w", o, key, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	created := time.Since(start)
+	_, sec, _, err := b.convergence(ctx, "floor", start, false)
+	if err != nil {
+		return nil, err
+	}
+	f := &floorResult{Seconds: sec, Load: load0 + " → " + loadavg()}
+	step("floor: created in %v, all pods ready after %.1f s (load %s)", created.Round(time.Millisecond), sec, f.Load)
+	step("floor: deleting its namespaces")
+	return f, b.deleteNamespaces(ctx, "floor", b.cfg.namespaces)
+}
+
+// memcached returns the instance key as the benchmark creates it.
+func (b *bench) memcached(key client.ObjectKey) *cachev1alpha1.Memcached {
+	return &cachev1alpha1.Memcached{
+		ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace},
+		Spec:       cachev1alpha1.MemcachedSpec{Size: int32(b.cfg.size)},
+	}
+}
+
+// subject runs the phases of one operator.
+// Unless last is set, the subject's namespaces are deleted (and gone) at the end, so the next
+// subject meets the same cluster, but for the unrelated Deployments (created once, kept).
+func (b *bench) subject(ctx context.Context, s *subject, last bool) (*subjectResult, error) {
+	r := &subjectResult{Subject: s, Memory: map[string]memory{}, Load: map[string]string{}}
+	prefix := "s-" + s.Name
+	if err := b.createNamespaces(ctx, prefix, b.cfg.namespaces); err != nil {
+		return nil, err
+	}
+	step("%s: starting %s", s.Name, s)
+	if err := s.start(ctx); err != nil {
+		return nil, err
+	}
+	time.Sleep(2 * time.Second)
+	var err error
+	if r.Memory["idle"], err = s.sampleMemory(5); err != nil {
+		return nil, err
+	}
+	if !b.cfg.phases["converge"] {
+		return r, nil
+	}
+
+	step("%s: creating %d Memcacheds (size %d) by %d workers", s.Name, b.cfg.n, b.cfg.size, b.cfg.workers)
+	load0 := loadavg()
+	st0, err := s.reconcileStatsNow()
+	if err != nil {
+		return nil, err
+	}
+	off0 := b.audit.offset()
+	start := time.Now()
+	if err := b.parallel(ctx, b.cfg.n, func(ctx context.Context, i int) error {
+		mc := b.memcached(b.instance(prefix, i))
+		if err := b.c.Create(ctx, mc); err != nil {
+			return fmt.Errorf("failed to create Memcached %s: %w", client.ObjectKeyFromObject(mc), err)
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if r.PodsReadySeconds, r.ConvergeSeconds, r.FalseAvailable, err = b.convergence(ctx, prefix, start, true); err != nil {
+		return nil, err
+	}
+	// Writes that follow convergence (a last status patch, an event) belong to it.
+	time.Sleep(3 * time.Second)
+	off1 := b.audit.offset()
+	if r.Converge, err = b.audit.count(s.username(), off0, off1); err != nil {
+		return nil, err
+	}
+	st1, err := s.reconcileStatsNow()
+	if err != nil {
+		return nil, err
+	}
+	r.Reconciles = st1.Reconciles - st0.Reconciles
+	if r.Reconciles > 0 {
+		r.ReconcileMeanMs = 1000 * (st1.ReconcileSeconds - st0.ReconcileSeconds) / r.Reconciles
+	}
+	if q := st1.QueueCount - st0.QueueCount; q > 0 {
+		r.QueueWaitMeanMs = 1000 * (st1.QueueSeconds - st0.QueueSeconds) / q
+	}
+	r.Load["converge"] = load0 + " → " + loadavg()
+	step("%s: all Available with pods ready after %.1f s (pods %.1f s), %d writes (%d events, %d conflicts), false Available %d, load %s",
+		s.Name, r.ConvergeSeconds, r.PodsReadySeconds, r.Converge.Total, r.Converge.Events, r.Converge.Conflicts, r.FalseAvailable, r.Load["converge"])
+	if r.Memory["n"], err = s.sampleMemory(5); err != nil {
+		return nil, err
+	}
+	if path, err := s.heapProfile(b.cfg.resultsDir); err != nil {
+		return nil, err
+	} else if path != "" {
+		step("%s: heap profile at %d instances in %s (go tool pprof -sample_index=inuse_space -top %s %s)", s.Name, b.cfg.n, path, s.Binary, path)
+	}
+
+	if b.cfg.phases["steady"] {
+		step("%s: steady state for %v", s.Name, b.cfg.steady)
+		off := b.audit.offset()
+		time.Sleep(b.cfg.steady)
+		if r.Steady, err = b.audit.count(s.username(), off, b.audit.offset()); err != nil {
+			return nil, err
+		}
+		step("%s: %d writes in the steady state", s.Name, r.Steady.Total)
+	}
+	if b.cfg.phases["latency"] {
+		if err := b.latency(ctx, s, r, prefix); err != nil {
+			return nil, err
+		}
+	}
+	if b.cfg.phases["restart"] {
+		if err := b.restart(ctx, s, r, "restarted at n"); err != nil {
+			return nil, err
+		}
+	}
+	if b.cfg.phases["unrelated"] && b.cfg.unrelated > 0 {
+		if err := b.unrelatedPhase(ctx, s, r); err != nil {
+			return nil, err
+		}
+	}
+	s.stop()
+	if !last {
+		step("%s: deleting its namespaces", s.Name)
+		if err := b.deleteNamespaces(ctx, prefix, b.cfg.namespaces); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// latency deletes one pod of each of the first 50 instances, one after the other, and measures how
+// long each instance's status.nodes takes to drop the pod (as a client watching it sees it), then
+// waits until those instances are Available with their pods ready again and counts the writes.
+func (b *bench) latency(ctx context.Context, s *subject, r *subjectResult, prefix string) error {
+	k := min(50, b.cfg.n)
+	step("%s: status latency: deleting one pod of each of %d instances", s.Name, k)
+	off := b.audit.offset()
+	var lat []time.Duration
+	for i := 0; i < k; i++ {
+		key := b.instance(prefix, i)
+		pods := &corev1.PodList{}
+		if err := b.cache.List(ctx, pods, client.InNamespace(key.Namespace), client.MatchingLabels{controllers.LabelInstance: key.Name}); err != nil || len(pods.Items) == 0 {
+			return fmt.Errorf("no pods of %s in the cache: %v", key, err)
+		}
+		victim := pods.Items[0].Name
+		start := time.Now()
+		if err := b.c.Delete(ctx, &pods.Items[0]); err != nil {
+			return fmt.Errorf("failed to delete pod %s/%s: %w", key.Namespace, victim, err)
+		}
+		if err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+			mc := &cachev1alpha1.Memcached{}
+			if err := b.cache.Get(ctx, key, mc); err != nil {
+				return false, nil
+			}
+			for _, n := range mc.Status.Nodes {
+				if n == victim {
+					return false, nil
+				}
+			}
+			return true, nil
+		}); err != nil {
+			return fmt.Errorf("status of %s still lists deleted pod %s: %w", key, victim, err)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, b.cfg.timeout, true, func(ctx context.Context) (bool, error) {
+		for i := 0; i < k; i++ {
+			key := b.instance(prefix, i)
+			if ok, _ := b.podsReady(ctx, key); !ok || b.available(ctx, key) == nil {
+				return false, nil
+			}
+		}
+		return true, nil
+	}); err != nil {
+		return fmt.Errorf("instances not Available again after their pods were replaced: %w", err)
+	}
+	time.Sleep(2 * time.Second)
+	w, err := b.audit.count(s.username(), off, b.audit.offset())
+	if err != nil {
+		return err
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	r.LatencySamples = k
+	r.LatencyP50Ms = float64(lat[k/2].Microseconds()) / 1000
+	r.LatencyP99Ms = float64(lat[(99*k+99)/100-1].Microseconds()) / 1000
+	r.PodReplaced = w
+	step("%s: status dropped a deleted pod after p50 %.0f ms, p99 %.0f ms; %d writes for %d pods replaced",
+		s.Name, r.LatencyP50Ms, r.LatencyP99Ms, w.Total, k)
+	return nil
+}
+
+// restart stops the subject, starts it again and measures the time until every instance was
+// reconciled, the writes that took, and the memory after it (under memKey).
+func (b *bench) restart(ctx context.Context, s *subject, r *subjectResult, memKey string) error {
+	step("%s: restart with %d instances", s.Name, b.cfg.n)
+	s.stop()
+	off := b.audit.offset()
+	start := time.Now()
+	if err := s.start(ctx); err != nil {
+		return err
+	}
+	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, b.cfg.timeout, true, func(context.Context) (bool, error) {
+		st, err := s.reconcileStatsNow()
+		return err == nil && st.Reconciles >= float64(b.cfg.n) && st.Depth == 0, nil
+	}); err != nil {
+		return fmt.Errorf("not every instance reconciled after the restart: %w", err)
+	}
+	sec := time.Since(start).Seconds()
+	time.Sleep(5 * time.Second)
+	w, err := b.audit.count(s.username(), off, b.audit.offset())
+	if err != nil {
+		return err
+	}
+	if memKey == "restarted at n" {
+		r.RestartSeconds, r.Restart = sec, w
+	}
+	step("%s: restarted, every instance reconciled %.1f s after start, %d writes", s.Name, sec, w.Total)
+	m, err := s.sampleMemory(5)
+	r.Memory[memKey] = m
+	return err
+}
+
+// unrelatedPhase makes sure the unrelated Deployments (one pod each, not the operator's) exist with
+// their pods ready, samples the running subject's memory, then restarts it and samples again.
+func (b *bench) unrelatedPhase(ctx context.Context, s *subject, r *subjectResult) error {
+	if !b.unrelatedCreated {
+		if err := b.createUnrelated(ctx, s); err != nil {
+			return err
+		}
+		b.unrelatedCreated = true
+	}
+	var err error
+	if r.Memory["n + unrelated"], err = s.sampleMemory(5); err != nil {
+		return err
+	}
+	return b.restart(ctx, s, r, "restarted at n + unrelated")
+}
+
+// createUnrelated creates the unrelated Deployments (once per run; later subjects find them) and
+// waits until their pods are ready.
+func (b *bench) createUnrelated(ctx context.Context, s *subject) error {
+	step("%s: %d unrelated Deployments with one pod each", s.Name, b.cfg.unrelated)
+	if err := b.createNamespaces(ctx, "unrelated", b.cfg.namespaces); err != nil {
+		return err
+	}
+	if err := b.parallel(ctx, b.cfg.unrelated, func(ctx context.Context, i int) error {
+		labels := map[string]string{"app": "unrelated", "unrelated": fmt.Sprint(i)}
+		d := &appsv1.Deployment{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("web-%d", i), Namespace: fmt.Sprintf("unrelated-%d", i%b.cfg.namespaces), Labels: labels},
+			Spec: appsv1.DeploymentSpec{
+				Replicas: ptr.To[int32](1),
+				Selector: &metav1.LabelSelector{MatchLabels: labels},
+				Template: corev1.PodTemplateSpec{
+					ObjectMeta: metav1.ObjectMeta{Labels: labels},
+					Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "registry.k8s.io/pause:3.10"}}},
+				},
+			},
+		}
+		if err := b.c.Create(ctx, d); err != nil {
+			return fmt.Errorf("failed to create Deployment %s: %w", client.ObjectKeyFromObject(d), err)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := wait.PollUntilContextTimeout(ctx, time.Second, b.cfg.timeout, true, func(ctx context.Context) (bool, error) {
+		ready := 0
+		for i := 0; i < b.cfg.namespaces; i++ {
+			deps := &appsv1.DeploymentList{}
+			if err := b.cache.List(ctx, deps, client.InNamespace(fmt.Sprintf("unrelated-%d", i))); err != nil {
+				return false, nil
+			}
+			for _, d := range deps.Items {
+				ready += int(d.Status.ReadyReplicas)
+			}
+		}
+		return ready >= b.cfg.unrelated, nil
+	}); err != nil {
+		return fmt.Errorf("the unrelated Deployments' pods are not ready: %w", err)
+	}
+	return nil
+}
+
+// clientConfig loads kubeconfig, allowing 1000 requests per second (burst 2000).
+func clientConfig(kubeconfig string) (*rest.Config, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("failed to load %s: %w", kubeconfig, err)
+	}
+	cfg.QPS, cfg.Burst = 1000, 2000
+	return cfg, nil
+}
+
+// step prints a progress line with the time.
+func step(format string, args ...any) {
+	fmt.Printf("%s bench: %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+// loadavg returns the 1-minute load average.
+func loadavg() string {
+	raw, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Fields(string(raw))[0]
+}
+
+// machine describes the host: CPUs, memory, kernel.
+func machine() string {
+	mem := "?"
+	if raw, err := os.ReadFile("/proc/meminfo"); err == nil {
+		var kb int
+		if _, err := fmt.Sscanf(string(raw), "MemTotal: %d kB", &kb); err == nil {
+			mem = fmt.Sprintf("%.0f GiB", float64(kb)/(1<<20))
+		}
+	}
+	model := ""
+	if raw, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(raw), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				model = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	return fmt.Sprintf("%d CPUs (%s), %s, %s/%s, shared with other jobs", runtime.NumCPU(), model, mem, runtime.GOOS, runtime.GOARCH)
+}
+
+// writeResults writes res as JSON and Markdown under dir (a timestamped pair and latest.*) and
+// prints the Markdown.
+func writeResults(dir string, res *result) error {
+	js, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	md := markdown(res)
+	stamp := time.Now().UTC().Format("20060102T150405Z")
+	for name, data := range map[string][]byte{stamp + ".json": js, stamp + ".md": []byte(md), "latest.json": js, "latest.md": []byte(md)} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return fmt.Errorf("failed to write results: %w", err)
+		}
+	}
+	fmt.Println()
+	fmt.Print(md)
+	fmt.Printf("\n(results in %s/%s.{md,json} and latest.*)\n", dir, stamp)
+	return nil
+}
+
+// markdown renders res as a table: one row per figure, one column per subject.
+func markdown(res *result) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "Scale benchmark, %s: N=%d instances of size %d in %d namespaces, %d creating workers, control plane client QPS %s; %s. Wall time %s.\n\n",
+		res.Date, res.N, res.Size, res.Namespace, res.Workers, orDefault(res.QPS), res.Machine, res.Wall)
+	if res.Floor != nil {
+		fmt.Fprintf(&sb, "Floor (raw client creates the same Deployments, Services and PDBs): all pods ready after **%.1f s** (load %s).\n\n", res.Floor.Seconds, res.Floor.Load)
+	}
+	if len(res.Subjects) == 0 {
+		return sb.String()
+	}
+	sb.WriteString("| figure |")
+	for _, s := range res.Subjects {
+		fmt.Fprintf(&sb, " %s |", s.Subject)
+	}
+	sb.WriteString("\n|---|")
+	for range res.Subjects {
+		sb.WriteString("---|")
+	}
+	sb.WriteString("\n")
+	row := func(name string, f func(s *subjectResult) string) {
+		fmt.Fprintf(&sb, "| %s |", name)
+		for _, s := range res.Subjects {
+			fmt.Fprintf(&sb, " %s |", f(s))
+		}
+		sb.WriteString("\n")
+	}
+	n := float64(res.N)
+	row("all Available with pods ready (s)", func(s *subjectResult) string { return fmt.Sprintf("**%.1f**", s.ConvergeSeconds) })
+	row("floor (s), load", func(s *subjectResult) string {
+		if s.Floor == nil {
+			return "–"
+		}
+		return fmt.Sprintf("%.1f, %s", s.Floor.Seconds, s.Floor.Load)
+	})
+	row("ratio to the floor", func(s *subjectResult) string {
+		if s.Ratio == 0 {
+			return "–"
+		}
+		return fmt.Sprintf("**%.2f×**", s.Ratio)
+	})
+	row("all pods ready (s)", func(s *subjectResult) string { return fmt.Sprintf("%.1f", s.PodsReadySeconds) })
+	row("Available before pods ready", func(s *subjectResult) string { return fmt.Sprint(s.FalseAvailable) })
+	row("reconciles; mean reconcile / queue wait (ms)", func(s *subjectResult) string {
+		return fmt.Sprintf("%.0f; %.1f / %.0f", s.Reconciles, s.ReconcileMeanMs, s.QueueWaitMeanMs)
+	})
+	row("writes per instance, events excluded", func(s *subjectResult) string {
+		return fmt.Sprintf("**%.2f**", float64(s.Converge.Total-s.Converge.Events)/n)
+	})
+	row("events per instance", func(s *subjectResult) string { return fmt.Sprintf("%.2f", float64(s.Converge.Events)/n) })
+	row("writes by verb and resource (per instance)", func(s *subjectResult) string { return perInstance(s.Converge.ByVerbResource, n) })
+	row("409 conflicts", func(s *subjectResult) string {
+		return fmt.Sprint(s.Converge.Conflicts + s.Steady.Conflicts + s.Restart.Conflicts)
+	})
+	row("writes in the steady state", func(s *subjectResult) string { return fmt.Sprint(s.Steady.Total) })
+	row("status drops a deleted pod: p50 / p99 (ms)", func(s *subjectResult) string {
+		if s.LatencySamples == 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%.0f / %.0f", s.LatencyP50Ms, s.LatencyP99Ms)
+	})
+	row("writes per pod replaced (events)", func(s *subjectResult) string {
+		if s.LatencySamples == 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%.2f (%.2f)", float64(s.PodReplaced.Total)/float64(s.LatencySamples), float64(s.PodReplaced.Events)/float64(s.LatencySamples))
+	})
+	row("restart: all reconciled (s) / writes", func(s *subjectResult) string {
+		return fmt.Sprintf("%.1f / %d", s.RestartSeconds, s.Restart.Total)
+	})
+	for _, k := range []string{"idle", "n", "restarted at n", "n + unrelated", "restarted at n + unrelated"} {
+		row("RSS / heap in use (MiB): "+k, func(s *subjectResult) string {
+			m, ok := s.Memory[k]
+			if !ok {
+				return "–"
+			}
+			return fmt.Sprintf("%.1f / %.1f", m.RSSMiB, m.HeapMiB)
+		})
+	}
+	row("heap per instance (KiB)", func(s *subjectResult) string {
+		idle, ok1 := s.Memory["idle"]
+		at, ok2 := s.Memory["n"]
+		if !ok1 || !ok2 {
+			return "–"
+		}
+		return fmt.Sprintf("%.1f", (at.HeapMiB-idle.HeapMiB)*1024/n)
+	})
+	row("load (1 min) over converge", func(s *subjectResult) string { return s.Load["converge"] })
+	return sb.String()
+}
+
+// perInstance formats counts divided by n, sorted by key.
+func perInstance(m map[string]int, n float64) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %.2f", k, float64(m[k])/n))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func orDefault(s string) string {
+	if s == "" {
+		return "default"
+	}
+	return s
+}
