@@ -1,0 +1,92 @@
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// recordingQueue is a work queue that records how requests were added (the rest is client-go's).
+type recordingQueue struct {
+	workqueue.TypedRateLimitingInterface[reconcile.Request]
+	now   []reconcile.Request
+	after map[reconcile.Request][]time.Duration
+}
+
+func (q *recordingQueue) Add(r reconcile.Request) { q.now = append(q.now, r) }
+
+func (q *recordingQueue) AddAfter(r reconcile.Request, d time.Duration) {
+	q.after[r] = append(q.after[r], d)
+}
+
+// A burst of changes of an instance's pods and owned objects waits coalesceDelay in the queue
+// (one reconcile, one status patch for the burst); objects of the cache's initial list are queued
+// at once, so a start or restart is not slowed down. The envtest TestConvergenceCost and
+// make bench-scale ("writes per pod replaced") show the effect; this shows the mechanism without
+// depending on how fast the machine runs the burst.
+func TestEnqueueAfterCoalescesChanges(t *testing.T) {
+	owner := metav1.OwnerReference{APIVersion: "cache.example.com/v1alpha1", Kind: "Memcached", Name: "m", Controller: ptr.To(true)}
+	pod := func(name string) client.Object {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, OwnerReferences: []metav1.OwnerReference{owner}}}
+	}
+	req := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "m"}}
+	h := enqueueAfter(controllerOf)
+	q := &recordingQueue{after: map[reconcile.Request][]time.Duration{}}
+	ctx := context.Background()
+
+	h.Create(ctx, event.CreateEvent{Object: pod("a"), IsInInitialList: true}, q)
+	if len(q.now) != 1 || q.now[0] != req || len(q.after) != 0 {
+		t.Fatalf("initial list: want %v queued at once, got now=%v after=%v", req, q.now, q.after)
+	}
+
+	q = &recordingQueue{after: map[reconcile.Request][]time.Duration{}}
+	h.Create(ctx, event.CreateEvent{Object: pod("b")}, q)
+	h.Update(ctx, event.UpdateEvent{ObjectOld: pod("b"), ObjectNew: pod("b")}, q)
+	h.Delete(ctx, event.DeleteEvent{Object: pod("a")}, q)
+	if len(q.now) != 0 {
+		t.Errorf("changes queued at once: %v", q.now)
+	}
+	for _, d := range q.after[req] {
+		if d != coalesceDelay {
+			t.Errorf("change queued after %s, want coalesceDelay %s", d, coalesceDelay)
+		}
+	}
+	if got := len(q.after[req]); got != 4 { // create, update (old and new), delete
+		t.Errorf("want 4 delayed adds of %v, got %d (%v)", req, got, q.after)
+	}
+	if len(q.after) != 1 {
+		t.Errorf("want only %v queued, got %v", req, q.after)
+	}
+
+	// An object no Memcached controls queues nothing.
+	q = &recordingQueue{after: map[reconcile.Request][]time.Duration{}}
+	h.Update(ctx, event.UpdateEvent{ObjectOld: &corev1.Pod{}, ObjectNew: &corev1.Pod{}}, q)
+	if len(q.now)+len(q.after) != 0 {
+		t.Errorf("unowned pod queued: now=%v after=%v", q.now, q.after)
+	}
+}
