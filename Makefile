@@ -80,6 +80,11 @@ LOCAL_KUBECONFIG ?= $(CLUSTER_DIR)/kubeconfig
 OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk
 OPM ?= $(LOCALBIN)/opm
 CATALOG_TOOL ?= $(LOCALBIN)/catalog-tool
+# The catalog's source (an opm basic template) and the public repository its bundle entries name,
+# each pinned by digest; hack/catalog-render.sh renders catalog/ from it.
+CATALOG_TEMPLATE ?= catalog-template/memcached-operator.yaml
+CATALOG_BUNDLE_REPO ?= registry.example.com/memcached-operator-bundle
+CATALOG_RENDER = OPM=$(OPM) CATALOG_TOOL=$(CATALOG_TOOL) VERSION=$(VERSION) CATALOG_TEMPLATE=$(CATALOG_TEMPLATE) CATALOG_BUNDLE_REPO=$(CATALOG_BUNDLE_REPO) hack/catalog-render.sh
 
 export KUBE_VERSION ETCD_VERSION COREDNS_VERSION KWOK_VERSION OPERATOR_SDK_VERSION OPM_VERSION OLM_VERSION GRPC_HEALTH_PROBE_VERSION
 export REGISTRY_PORT REGISTRY_DIR BUILDAH_DIR GOLANG_VERSION
@@ -246,21 +251,31 @@ scorecard-tools: ## Build operator-sdk's scorecard-test and our memcached-scorec
 	go build -o $(LOCALBIN)/memcached-scorecard-tests ./test/scorecard/cmd/memcached-scorecard-tests
 
 .PHONY: catalog
-catalog: check-channels opm catalog-tool ## Release bundle/ (VERSION, BUNDLE_IMG) into catalog/ as the new head of RELEASE_CHANNEL (candidate), then validate.
-	$(CATALOG_TOOL) add -dir catalog/memcached-operator -bundle-dir bundle -image $(BUNDLE_IMG) \
-		-channels $(RELEASE_CHANNEL) -default-channel $(DEFAULT_CHANNEL) -opm $(OPM)
+catalog: check-channels opm catalog-tool ## Release bundle/ (VERSION) into the catalog template as the new head of RELEASE_CHANNEL (candidate), pinned by BUNDLE_DIGEST (default: the digest of its reproducible bundle image, built now), render catalog/ from the template, then validate. Needs the local registry.
+	digest="$(BUNDLE_DIGEST)"; [ -n "$$digest" ] || digest=$$($(CATALOG_RENDER) build $(VERSION)); \
+	$(CATALOG_TOOL) add -template $(CATALOG_TEMPLATE) -version $(VERSION) -image $(CATALOG_BUNDLE_REPO)@$$digest \
+		-channels $(RELEASE_CHANNEL) -default-channel $(DEFAULT_CHANNEL)
+	$(CATALOG_RENDER) render
 	test -f catalog.Dockerfile || $(OPM) generate dockerfile catalog -i quay.io/operator-framework/opm:$(OPM_VERSION) -b quay.io/operator-framework/opm:$(OPM_VERSION)
 	$(MAKE) --no-print-directory catalog-validate
 
+.PHONY: catalog-render
+catalog-render: opm catalog-tool ## Render catalog/ from the catalog template with opm alpha render-template: every release's bundle image built reproducibly from its commit into the local registry (digests checked against the template).
+	$(CATALOG_RENDER) render
+
+.PHONY: catalog-check-render
+catalog-check-render: opm catalog-tool ## Fail when catalog/ is not what the catalog template renders to (make catalog-render in a temporary directory, then diff). Needs the local registry.
+	$(CATALOG_RENDER) check
+
 .PHONY: release
-release: catalog-tool opm ## Cut release VERSION: bump, images pushed and pinned by digest, bundle/, head of candidate in catalog/, hack/releases (hack/release.sh). Commit the result.
+release: catalog-tool opm ## Cut release VERSION: bump, images pushed and pinned by digest, bundle/, head of candidate in the catalog template and catalog/, hack/releases (hack/release.sh). Commit the result.
 	REGISTRY_DIR="$(REGISTRY_DIR)" REGISTRY_PORT="$(REGISTRY_PORT)" LOCAL_IMAGE_TAG_BASE="$(LOCAL_IMAGE_TAG_BASE)" MAKE="$(MAKE)" \
 		hack/release.sh $(VERSION)
 
 .PHONY: promote
-promote: catalog-tool opm ## Promote the release VERSION to CHANNEL (fast from candidate, stable from fast) in catalog/ as that channel's new head, then validate (opm + our graph check).
+promote: catalog-tool opm ## Promote the release VERSION to CHANNEL (fast from candidate, stable from fast) in the catalog template as that channel's new head, write catalog/'s channels from it, then validate (opm + our graph check).
 	@test -n "$(CHANNEL)" || { echo "CHANNEL is empty: make promote VERSION=x.y.z CHANNEL=fast|stable" >&2; exit 1; }
-	$(CATALOG_TOOL) promote -dir catalog/memcached-operator -version $(VERSION) -channel $(CHANNEL)
+	$(CATALOG_TOOL) promote -template $(CATALOG_TEMPLATE) -dir catalog/memcached-operator -version $(VERSION) -channel $(CHANNEL)
 	$(OPM) validate catalog
 	$(CATALOG_TOOL) check catalog/memcached-operator
 

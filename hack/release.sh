@@ -19,9 +19,10 @@
 #   5. Marks the CSV base features.operators.openshift.io/disconnected "true" (every image is now
 #      pinned by digest; `catalog-tool check-disconnected` enforces it), regenerates and validates
 #      bundle/ (make bundle).
-#   6. Builds and pushes the bundle image RELEASE_TAG_BASE-bundle:vVERSION, resolves its digest and
-#      adds the bundle to catalog/ as the head of candidate by digest (make catalog
-#      BUNDLE_IMG=...@sha256:...), which validates the catalog.
+#   6. Builds the bundle image reproducibly (hack/catalog-render.sh build VERSION), pushes it to the
+#      local registry and as RELEASE_TAG_BASE-bundle:vVERSION (same digest, checked), and adds the
+#      release to the catalog template as the head of candidate, pinned by that digest under the public
+#      name (make catalog BUNDLE_DIGEST=sha256:...), which renders catalog/ with opm and validates it.
 #
 # RELEASE_TAG_BASE (where the images are pushed and what the bundle and catalog name): the
 # Makefile's IMAGE_TAG_BASE (the public names) on a connected machine (a Docker engine answers), else
@@ -29,7 +30,7 @@
 # local-tier release names local images and is for trying the release flow, not for publication.
 #
 # Stops at the first failure; the files it edited are then undone with `git checkout -- Makefile
-# config/manager config/manifests/bases bundle catalog hack/releases` (it refuses to start when they
+# config/manager config/manifests/bases bundle catalog catalog-template hack/releases` (it refuses to start when they
 # have uncommitted changes). Needs skopeo (digests) and buildah or docker.
 #
 # Environment (defaults): MAKE=make  RELEASE_TAG_BASE=see above  REGISTRY_DIR=<repo>/.registry
@@ -60,7 +61,7 @@ if [ -n "$previous" ] && [ "$(printf '%s\n%s\n' "$previous" "$version" | sort -V
   die "$version is not newer than the latest release $previous: releases go in version order"
 fi
 grep -qx "## $version" CHANGELOG.md || die "CHANGELOG.md has no section \"## $version\": write what changed for users and the upgrade notes first"
-edited=(Makefile config/manager config/manifests/bases bundle catalog hack/releases)
+edited=(Makefile config/manager config/manifests/bases bundle catalog catalog-template hack/releases)
 dirty=$(git status --porcelain -- "${edited[@]}")
 [ -z "$dirty" ] || die "uncommitted changes in the files a release edits (commit them first, so a failed release is undone by 'git checkout -- ${edited[*]}'):
 $dirty"
@@ -119,11 +120,22 @@ sed -i 's/^\(    features.operators.openshift.io\/disconnected: \).*/\1"true"/' 
 "$root/bin/catalog-tool" check-disconnected -bundle-dir bundle
 
 # -------------------------------------------------------------------------- 6. bundle, catalog
-"$MAKE" --no-print-directory bundle-build bundle-push BUNDLE_IMG="$RELEASE_TAG_BASE-bundle:v$version"
-bundle_digest=$(digest_of "$RELEASE_TAG_BASE-bundle:v$version")
-"$MAKE" --no-print-directory catalog BUNDLE_IMG="$RELEASE_TAG_BASE-bundle@$bundle_digest"
-step "bundle image $RELEASE_TAG_BASE-bundle@$bundle_digest is the head of candidate"
+# The bundle image is built reproducibly (hack/catalog-render.sh build: the same build
+# `make catalog-render` repeats for every release), pushed to the local registry, then published
+# under RELEASE_TAG_BASE-bundle; the template pins its digest.
+bundle_digest=$(REGISTRY_PORT=$REGISTRY_PORT "$root/hack/catalog-render.sh" build "$version")
+local_bundle=127.0.0.1:$REGISTRY_PORT/memcached-operator-bundle
+if [ "$RELEASE_TAG_BASE-bundle" != "$local_bundle" ]; then
+  tls=()
+  case $RELEASE_TAG_BASE in 127.0.0.1:* | localhost:*) tls=(--tls-verify=false) ;; esac
+  buildah --root "${BUILDAH_DIR:-$root/.buildah}/storage" --runroot "${BUILDAH_DIR:-$root/.buildah}/run" --storage-driver vfs \
+    push --quiet "${tls[@]}" "$local_bundle:v$version" "docker://$RELEASE_TAG_BASE-bundle:v$version"
+  [ "$(digest_of "$RELEASE_TAG_BASE-bundle:v$version")" = "$bundle_digest" ] ||
+    die "$RELEASE_TAG_BASE-bundle:v$version does not have the digest of the reproducible build ($bundle_digest)"
+fi
+"$MAKE" --no-print-directory catalog BUNDLE_DIGEST="$bundle_digest"
+step "bundle image $RELEASE_TAG_BASE-bundle@$bundle_digest is the head of candidate (catalog-template/, catalog/)"
 
 step "released $version into candidate; review and commit:"
-git status --short -- Makefile config bundle catalog hack/releases CHANGELOG.md
+git status --short -- Makefile config bundle catalog catalog-template hack/releases CHANGELOG.md
 echo "promote it after soak: make promote VERSION=$version CHANNEL=fast, later CHANNEL=stable"

@@ -137,8 +137,9 @@ func TestProjectCatalogDeprecations(t *testing.T) {
 	}
 }
 
-// `catalog add` (make catalog) keeps the deprecations file byte for byte, and the catalog it
-// writes still carries the deprecations and passes the check and opm validate.
+// `catalog add -dir` (a test copy's release without a registry) keeps the deprecations file byte
+// for byte, and the catalog it writes still carries the deprecations and passes the check and opm
+// validate.
 func TestAddKeepsDeprecations(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "memcached-operator")
 	if err := os.CopyFS(dir, os.DirFS("../../catalog/memcached-operator")); err != nil {
@@ -180,7 +181,11 @@ func TestAddKeepsDeprecations(t *testing.T) {
 		t.Skip("no sh")
 	}
 
-	if err := add([]string{"-dir", dir, "-bundle-dir", "unused", "-image", "registry.example.com/memcached-operator-bundle:v" + next,
+	tmpl := filepath.Join(t.TempDir(), "template.yaml")
+	if err := os.WriteFile(tmpl, mustRead(t, "../../catalog-template/memcached-operator.yaml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := add([]string{"-template", tmpl, "-version", next, "-dir", dir, "-bundle-dir", "unused", "-image", "registry.example.com/memcached-operator-bundle:v" + next,
 		"-channels", "candidate,fast,stable", "-default-channel", "stable", "-opm", fakeOpm}); err != nil {
 		t.Fatal(err)
 	}
@@ -213,4 +218,13 @@ func jsonOf(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+func mustRead(t *testing.T, file string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

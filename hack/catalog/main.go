@@ -14,16 +14,26 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Command catalog maintains the project's file-based catalog (FBC) with operator-registry's declcfg:
+// Command catalog maintains the project's file-based catalog (FBC) with operator-registry's declcfg.
 //
-//	catalog add -dir catalog/memcached-operator -bundle-dir bundle -image IMG -channels c1,c2 -default-channel c -opm bin/opm
-//	    renders the bundle with `opm render`, gives it its image reference and adds it as the new
-//	    head of each channel (AddRelease), then writes package.yaml, channels.yaml and
-//	    bundles/<bundle>.yaml. Bundle files already in the catalog are never rewritten.
-//	catalog promote -dir catalog/memcached-operator -version X.Y.Z -channel fast|stable
-//	    makes the released bundle of version X.Y.Z the new head of the channel (Promote): it must
-//	    already be in the channel before it (candidate, then fast, then stable). Rewrites only
-//	    channels.yaml.
+// The catalog's source is an opm basic template (catalog-template/memcached-operator.yaml, see
+// template.go); catalog/ is rendered from it by opm (hack/catalog-render.sh, catalog render).
+//
+//	catalog add -template T -version X.Y.Z -image IMG -channels c1,c2 -default-channel c [-dir DIR -bundle-dir DIR -opm bin/opm]
+//	    adds the release to the template (AddRelease): a bundle entry {schema, name, image} and an
+//	    entry as the new head of each channel. With -dir (a test copy without a registry) it also
+//	    writes the release into that rendered catalog: the bundle as `opm render` renders -bundle-dir,
+//	    the package, channels and deprecations from the template. Bundles are never rewritten.
+//	catalog promote -template T -version X.Y.Z -channel fast|stable [-dir DIR]
+//	    makes the release the new head of the channel in the template (Promote): it must already be
+//	    in the channel before it (candidate, then fast, then stable). With -dir it also writes the
+//	    template's channels into that rendered catalog (opm passes them through unchanged).
+//	catalog render -template T -opm bin/opm -image-map PUBLIC=LOCAL [-use-http] -out DIR
+//	    renders the template with `opm alpha render-template basic`, bundle images pulled under their
+//	    LOCAL names and named PUBLIC in the result (ImageMap), checks it (Check) and writes it into DIR
+//	    in our layout (WriteCatalog).
+//	catalog template-bundles -template T
+//	    prints "NAME VERSION IMAGE" for each bundle of the template.
 //	catalog check DIR...
 //	    prints every problem of the catalogs (Check) and exits 1 if there is one: what opm validate
 //	    refuses, blobs of unknown schema, the graph's shape, and every upgrade edge OLM offers that
@@ -57,6 +67,7 @@ import (
 
 	"github.com/blang/semver/v4"
 	"github.com/operator-framework/operator-registry/alpha/declcfg"
+	"github.com/operator-framework/operator-registry/alpha/property"
 )
 
 func main() {
@@ -69,6 +80,10 @@ func main() {
 		err = add(os.Args[2:])
 	case "promote":
 		err = promote(os.Args[2:])
+	case "render":
+		err = render(os.Args[2:])
+	case "template-bundles":
+		err = templateBundles(os.Args[2:])
 	case "check":
 		err = check(os.Args[2:])
 	case "check-changelog":
@@ -89,64 +104,107 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: catalog add -dir DIR -bundle-dir DIR -image IMG -channels C1,C2 -default-channel C [-opm PATH]\n       catalog promote -dir DIR -version X.Y.Z -channel fast|stable\n       catalog check DIR...\n       catalog check-changelog -dir DIR -changelog FILE\n       catalog check-disconnected -bundle-dir DIR\n       catalog check-dockerfiles [-root DIR]\n       catalog blank-images -in DIR -out DIR [-max-version V]")
+	fmt.Fprintln(os.Stderr, "usage: catalog add -template T -version X.Y.Z -image IMG -channels C1,C2 -default-channel C [-dir DIR -bundle-dir DIR -opm PATH]\n       catalog promote -template T -version X.Y.Z -channel fast|stable [-dir DIR]\n       catalog render -template T -opm PATH -image-map PUBLIC=LOCAL [-use-http] -out DIR\n       catalog template-bundles -template T\n       catalog check DIR...\n       catalog check-changelog -dir DIR -changelog FILE\n       catalog check-disconnected -bundle-dir DIR\n       catalog check-dockerfiles [-root DIR]\n       catalog blank-images -in DIR -out DIR [-max-version V]")
 	os.Exit(2)
 }
 
 func add(args []string) error {
 	fs := flag.NewFlagSet("add", flag.ExitOnError)
-	dir := fs.String("dir", "catalog/memcached-operator", "catalog directory of the package")
-	bundleDir := fs.String("bundle-dir", "bundle", "bundle directory to release")
-	image := fs.String("image", "", "bundle image reference of the release")
+	tmpl := fs.String("template", "catalog-template/memcached-operator.yaml", "catalog template (opm basic template)")
+	version := fs.String("version", "", "version of the release")
+	image := fs.String("image", "", "bundle image reference of the release (public name by digest)")
 	channels := fs.String("channels", "", "comma-separated channels of the release")
 	defaultChannel := fs.String("default-channel", "", "default channel of the package")
-	opm := fs.String("opm", "opm", "opm binary")
+	dir := fs.String("dir", "", "offline: also write the release into this rendered catalog directory (test copies without a registry)")
+	bundleDir := fs.String("bundle-dir", "bundle", "offline (-dir): bundle directory rendered with opm render")
+	opm := fs.String("opm", "opm", "offline (-dir): opm binary")
 	_ = fs.Parse(args)
 	if *image == "" {
 		return fmt.Errorf("-image is required")
 	}
-
-	var out, stderr bytes.Buffer
-	cmd := exec.Command(*opm, "render", *bundleDir, "-o", "yaml")
-	cmd.Stdout, cmd.Stderr = &out, &stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("opm render %s: %v: %s", *bundleDir, err, stderr.String())
-	}
-	rendered, err := declcfg.LoadReader(&out)
+	t, err := LoadTemplate(*tmpl)
 	if err != nil {
-		return fmt.Errorf("failed to load the rendered bundle: %w", err)
+		return err
 	}
-	if len(rendered.Bundles) != 1 {
-		return fmt.Errorf("opm render %s produced %d bundles, want 1", *bundleDir, len(rendered.Bundles))
+	v, err := semver.Parse(*version)
+	if err != nil {
+		return fmt.Errorf("-version %q is not a semver version: %w", *version, err)
 	}
-	bundle := rendered.Bundles[0]
-	bundle.Image = *image
-
-	cfg := &declcfg.DeclarativeConfig{}
-	if _, err := os.Stat(*dir); err == nil {
-		if cfg, err = declcfg.LoadFS(context.Background(), os.DirFS(*dir)); err != nil {
-			return fmt.Errorf("failed to load catalog %s: %w", *dir, err)
-		}
+	cfg, err := t.Config()
+	if err != nil {
+		return err
 	}
+	pkg := t.Package()
+	bundle := declcfg.Bundle{Schema: declcfg.SchemaBundle, Name: pkg + ".v" + v.String(), Package: pkg, Image: *image,
+		Properties: []property.Property{property.MustBuildPackage(pkg, v.String())}}
 	if err := AddRelease(cfg, bundle, splitList(*channels), *defaultChannel); err != nil {
 		return err
 	}
-	if problems := Check(cfg); len(problems) > 0 {
-		return fmt.Errorf("the catalog would be invalid:\n%s", joinProblems(problems))
+	if *dir != "" {
+		// A test copy without a registry: the bundle as opm renders it from its directory, the
+		// package, channels and deprecations as opm passes them through from the template.
+		rendered, err := renderBundleDir(*opm, *bundleDir)
+		if err != nil {
+			return err
+		}
+		if rendered.Name != bundle.Name {
+			return fmt.Errorf("%s holds bundle %s, not %s", *bundleDir, rendered.Name, bundle.Name)
+		}
+		rendered.Image = *image
+		if err := syncCatalog(*dir, cfg, &rendered); err != nil {
+			return err
+		}
 	}
-
-	if err := os.MkdirAll(filepath.Join(*dir, "bundles"), 0o755); err != nil {
+	t.SetConfig(cfg)
+	if err := t.Write(*tmpl); err != nil {
 		return err
 	}
-	if err := writeFiles(*dir, map[string]declcfg.DeclarativeConfig{
+	fmt.Printf("added %s (%s) to channels %s of %s; default channel %s\n", bundle.Name, bundle.Image, *channels, *tmpl, *defaultChannel)
+	return nil
+}
+
+// renderBundleDir renders the bundle directory dir with `opm render`.
+func renderBundleDir(opm, dir string) (declcfg.Bundle, error) {
+	var out, stderr bytes.Buffer
+	cmd := exec.Command(opm, "render", dir, "-o", "yaml")
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		return declcfg.Bundle{}, fmt.Errorf("failed to run opm render %s: %w: %s", dir, err, stderr.String())
+	}
+	rendered, err := declcfg.LoadReader(&out)
+	if err != nil {
+		return declcfg.Bundle{}, fmt.Errorf("failed to load the rendered bundle: %w", err)
+	}
+	if len(rendered.Bundles) != 1 {
+		return declcfg.Bundle{}, fmt.Errorf("opm render %s produced %d bundles, want 1", dir, len(rendered.Bundles))
+	}
+	return rendered.Bundles[0], nil
+}
+
+// syncCatalog writes into the rendered catalog dir the package, channels and deprecations of the
+// template's cfg (opm's basic template passes those blobs through unchanged) and, when newBundle is
+// not nil, that bundle's file; the bundles already in dir are kept. The result is checked first.
+func syncCatalog(dir string, cfg *declcfg.DeclarativeConfig, newBundle *declcfg.Bundle) error {
+	current, err := declcfg.LoadFS(context.Background(), os.DirFS(dir))
+	if err != nil {
+		return fmt.Errorf("failed to load catalog %s: %w", dir, err)
+	}
+	next := &declcfg.DeclarativeConfig{Packages: cfg.Packages, Channels: cfg.Channels, Deprecations: cfg.Deprecations, Bundles: current.Bundles}
+	files := map[string]declcfg.DeclarativeConfig{
 		"package.yaml":  {Packages: cfg.Packages},
 		"channels.yaml": {Channels: cfg.Channels},
-		filepath.Join("bundles", bundle.Name+".yaml"): {Bundles: []declcfg.Bundle{bundle}},
-	}); err != nil {
-		return err
 	}
-	fmt.Printf("added %s (%s) to channels %s of %s; default channel %s\n", bundle.Name, bundle.Image, *channels, *dir, *defaultChannel)
-	return nil
+	if len(cfg.Deprecations) > 0 {
+		files["deprecations.yaml"] = declcfg.DeclarativeConfig{Deprecations: cfg.Deprecations}
+	}
+	if newBundle != nil {
+		next.Bundles = append(next.Bundles, *newBundle)
+		files[filepath.Join("bundles", newBundle.Name+".yaml")] = declcfg.DeclarativeConfig{Bundles: []declcfg.Bundle{*newBundle}}
+	}
+	if problems := Check(next); len(problems) > 0 {
+		return fmt.Errorf("the catalog would be invalid:\n%s", joinProblems(problems))
+	}
+	return writeFiles(dir, files)
 }
 
 // writeFiles writes each part of a catalog to its file (a path relative to dir) as YAML.
@@ -165,8 +223,8 @@ func writeFiles(dir string, files map[string]declcfg.DeclarativeConfig) error {
 
 func promote(args []string) error {
 	fs := flag.NewFlagSet("promote", flag.ExitOnError)
-	dir := fs.String("dir", "catalog/memcached-operator", "catalog directory of the package")
-	pkg := fs.String("package", "memcached-operator", "package name")
+	tmpl := fs.String("template", "catalog-template/memcached-operator.yaml", "catalog template (opm basic template)")
+	dir := fs.String("dir", "", "also write the channels into this rendered catalog directory")
 	version := fs.String("version", "", "version of the release to promote")
 	channel := fs.String("channel", "", "channel to promote it to (fast or stable)")
 	_ = fs.Parse(args)
@@ -174,20 +232,79 @@ func promote(args []string) error {
 	if err != nil {
 		return fmt.Errorf("-version %q is not a semver version: %w", *version, err)
 	}
-	cfg, err := declcfg.LoadFS(context.Background(), os.DirFS(*dir))
+	t, err := LoadTemplate(*tmpl)
 	if err != nil {
-		return fmt.Errorf("failed to load catalog %s: %w", *dir, err)
+		return err
 	}
-	if err := Promote(cfg, *pkg, v, *channel); err != nil {
+	cfg, err := t.Config()
+	if err != nil {
+		return err
+	}
+	if err := Promote(cfg, t.Package(), v, *channel); err != nil {
+		return err
+	}
+	if *dir != "" {
+		if err := syncCatalog(*dir, cfg, nil); err != nil {
+			return err
+		}
+	}
+	t.SetConfig(cfg)
+	if err := t.Write(*tmpl); err != nil {
+		return err
+	}
+	fmt.Printf("promoted %s %s to channel %s of %s\n", t.Package(), v, *channel, *tmpl)
+	return nil
+}
+
+func render(args []string) error {
+	fs := flag.NewFlagSet("render", flag.ExitOnError)
+	tmpl := fs.String("template", "catalog-template/memcached-operator.yaml", "catalog template (opm basic template)")
+	out := fs.String("out", "", "directory to write the rendered catalog of the package into (must not exist)")
+	opm := fs.String("opm", "opm", "opm binary")
+	imageMap := fs.String("image-map", "", "PUBLIC_REPO=LOCAL_REPO: pull the bundle images from LOCAL_REPO, name them PUBLIC_REPO")
+	useHTTP := fs.Bool("use-http", false, "pull over plain HTTP (a registry on loopback)")
+	_ = fs.Parse(args)
+	if *out == "" {
+		return fmt.Errorf("-out is required")
+	}
+	m, err := ParseImageMap(*imageMap)
+	if err != nil {
+		return err
+	}
+	t, err := LoadTemplate(*tmpl)
+	if err != nil {
+		return err
+	}
+	cfg, err := Render(context.Background(), t, *opm, m, *useHTTP)
+	if err != nil {
 		return err
 	}
 	if problems := Check(cfg); len(problems) > 0 {
-		return fmt.Errorf("the catalog would be invalid:\n%s", joinProblems(problems))
+		return fmt.Errorf("the rendered catalog is invalid:\n%s", joinProblems(problems))
 	}
-	if err := writeFiles(*dir, map[string]declcfg.DeclarativeConfig{"channels.yaml": {Channels: cfg.Channels}}); err != nil {
+	if err := WriteCatalog(*out, cfg); err != nil {
 		return err
 	}
-	fmt.Printf("promoted %s %s to channel %s of %s\n", *pkg, v, *channel, *dir)
+	fmt.Printf("rendered %s (%d bundles) into %s\n", *tmpl, len(cfg.Bundles), *out)
+	return nil
+}
+
+// templateBundles prints "NAME VERSION IMAGE" for each bundle of the template.
+func templateBundles(args []string) error {
+	fs := flag.NewFlagSet("template-bundles", flag.ExitOnError)
+	tmpl := fs.String("template", "catalog-template/memcached-operator.yaml", "catalog template (opm basic template)")
+	_ = fs.Parse(args)
+	t, err := LoadTemplate(*tmpl)
+	if err != nil {
+		return err
+	}
+	for _, b := range t.Bundles {
+		v, err := BundleVersion(t.Package(), b.Name)
+		if err != nil {
+			return err
+		}
+		fmt.Println(b.Name, v, b.Image)
+	}
 	return nil
 }
 

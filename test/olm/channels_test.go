@@ -47,7 +47,9 @@ const (
 
 // releaseCopy is a copy of the repository's sources (as bundle-check makes one) in which the next
 // release is cut the way `make release` cuts it, without images: `make bundle VERSION=next`, then
-// `catalog-tool add -channels candidate` (what `make catalog` runs) into the copy's catalog/.
+// `catalog-tool add -channels candidate` (what `make catalog` runs) into the copy's catalog template,
+// and, as there is no registry to render from, with -dir straight into the copy's catalog/ (the
+// bundle as `opm render` renders its directory).
 type releaseCopy struct {
 	dir, next string
 }
@@ -77,7 +79,8 @@ func newReleaseCopy(t *testing.T, g Gomega) *releaseCopy {
 	next := strconv.Itoa(newest[0]) + "." + strconv.Itoa(newest[1]+1) + ".0"
 	bin := filepath.Join(repoRoot, "bin")
 	runIn(t, dir, "make", "--no-print-directory", "bundle", "VERSION="+next, "LOCALBIN="+bin)
-	runIn(t, dir, filepath.Join(bin, "catalog-tool"), "add", "-dir", filepath.Join("catalog", packageName), "-bundle-dir", "bundle",
+	runIn(t, dir, filepath.Join(bin, "catalog-tool"), "add", "-template", filepath.Join("catalog-template", packageName+".yaml"), "-version", next,
+		"-dir", filepath.Join("catalog", packageName), "-bundle-dir", "bundle",
 		"-image", "registry.example.com/memcached-operator-bundle:v"+next, "-channels", "candidate", "-default-channel", "stable",
 		"-opm", filepath.Join(bin, "opm"))
 	step(t, "release "+next+" cut into candidate of a copy of catalog/ (make bundle, catalog-tool add)", start)
