@@ -48,8 +48,12 @@ import (
 const (
 	// catalogSource is the CatalogSource running our catalog image, in OLM's global catalog
 	// namespace so that a Subscription in any namespace can use it.
-	catalogSource   = "memcached-real"
-	catalogSourceNS = "olm"
+	catalogSource = "memcached-real"
+	// upgradeCatalogSource is the channel-bump test's own CatalogSource (and polled tag): reusing
+	// catalogSource after its tag went back to an older catalog raced with OLM's resolver cache,
+	// which still offered the newer head for a few seconds after packageserver showed the old one.
+	upgradeCatalogSource = "memcached-real-upgrade"
+	catalogSourceNS      = "olm"
 	// registryPoll is how often OLM looks for a new digest behind the catalog image's tag.
 	registryPoll = 10 * time.Second
 	// globalOperatorsNS is where OLM's release installs the OperatorGroup global-operators (all
@@ -68,7 +72,7 @@ const (
 func TestCatalogInstallModes(t *testing.T) {
 	headCSV := csvName(suite.env["BUNDLE_HEAD"])
 	start := time.Now()
-	publishCatalog(t, suite.env["CATALOG_IMAGE_HEAD"], headCSV)
+	publishCatalog(t, catalogSource, suite.env["CATALOG_IMAGE_HEAD"], headCSV)
 	suite.phases.Record(t, "catalog image published, CatalogSource serving "+headCSV+" as the stable head", start)
 
 	modes := []struct {
@@ -105,7 +109,7 @@ func TestCatalogInstallModes(t *testing.T) {
 				ogTargets = nil
 			}
 			ensureOperatorGroup(t, opNS, ogTargets)
-			csv := subscribe(t, opNS, "")
+			csv := subscribe(t, catalogSource, opNS, "")
 			g.Expect(csv).To(Equal(headCSV))
 			waitOperatorReady(t, opNS, suite.env["OPERATOR_IMAGE_HEAD"])
 			suite.phases.Record(t, string(tc.mode)+": Subscription to stable, CSV Succeeded, operator pod Ready", start)
@@ -198,52 +202,67 @@ func newNamespaces(t *testing.T, count int) []string {
 	return names
 }
 
-// publishCatalog copies catalog image src over the tag the CatalogSource polls (skopeo copy), as a
-// release pipeline pushes a new catalog image, creates the CatalogSource on first use, and waits
+// publishCatalog copies catalog image src over the tag CatalogSource source polls (skopeo copy), as
+// a release pipeline pushes a new catalog image, creates the CatalogSource on first use, and waits
 // until packageserver reports head as the stable channel's head: OLM polled the tag, started a
 // catalog pod on the new digest and serves it.
-func publishCatalog(t *testing.T, src, head string) {
+func publishCatalog(t *testing.T, source, src, head string) {
 	t.Helper()
+	polled := polledImage(source)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, "skopeo", "copy", "--quiet", "--src-tls-verify=false", "--dest-tls-verify=false",
-		"docker://"+src, "docker://"+suite.env["CATALOG_IMAGE_POLLED"]).CombinedOutput()
+		"docker://"+src, "docker://"+polled).CombinedOutput()
 	if err != nil {
-		t.Fatalf("skopeo copy %s -> %s: %v\n%s", src, suite.env["CATALOG_IMAGE_POLLED"], err, out)
+		t.Fatalf("skopeo copy %s -> %s: %v\n%s", src, polled, err, out)
 	}
-	t.Logf("pushed %s as %s", src, suite.env["CATALOG_IMAGE_POLLED"])
+	t.Logf("pushed %s as %s", src, polled)
 	cs := &operatorsv1alpha1.CatalogSource{
-		ObjectMeta: metav1.ObjectMeta{Name: catalogSource, Namespace: catalogSourceNS},
+		ObjectMeta: metav1.ObjectMeta{Name: source, Namespace: catalogSourceNS},
 		Spec: operatorsv1alpha1.CatalogSourceSpec{
-			SourceType: operatorsv1alpha1.SourceTypeGrpc, Image: suite.env["CATALOG_IMAGE_POLLED"],
+			SourceType: operatorsv1alpha1.SourceTypeGrpc, Image: polled,
 			DisplayName: "memcached-operator (local registry)", Publisher: "memcached-operator project",
 			UpdateStrategy: &operatorsv1alpha1.UpdateStrategy{RegistryPoll: &operatorsv1alpha1.RegistryPoll{
 				RawInterval: registryPoll.String(), Interval: &metav1.Duration{Duration: registryPoll}}},
 		},
 	}
 	if err := suite.k8s.Create(context.Background(), cs); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatalf("failed to create CatalogSource %s/%s: %v", catalogSourceNS, catalogSource, err)
+		t.Fatalf("failed to create CatalogSource %s/%s: %v", catalogSourceNS, source, err)
 	} else if err == nil {
-		t.Logf("CatalogSource %s/%s created: image %s, registryPoll %s", catalogSourceNS, catalogSource, cs.Spec.Image, registryPoll)
+		t.Logf("CatalogSource %s/%s created: image %s, registryPoll %s", catalogSourceNS, source, cs.Spec.Image, registryPoll)
 	}
-	NewWithT(t).Eventually(func() (string, error) { return channelHead(stableChannel) }, 3*time.Minute, time.Second).
+	NewWithT(t).Eventually(func() (string, error) { return channelHead(source, stableChannel) }, 3*time.Minute, time.Second).
 		Should(Equal(head), "packageserver never reported %s as the head of %s", head, stableChannel)
-	t.Logf("CatalogSource %s/%s serves %s as the head of %s", catalogSourceNS, catalogSource, head, stableChannel)
+	t.Logf("CatalogSource %s/%s serves %s as the head of %s", catalogSourceNS, source, head, stableChannel)
 }
 
-// deleteCatalogSource removes the CatalogSource (at the end of the suite).
-func deleteCatalogSource() error {
-	cs := &operatorsv1alpha1.CatalogSource{ObjectMeta: metav1.ObjectMeta{Name: catalogSource, Namespace: catalogSourceNS}}
-	return client.IgnoreNotFound(suite.k8s.Delete(context.Background(), cs))
+// polledImage is the image tag CatalogSource source polls: CATALOG_IMAGE_POLLED for catalogSource,
+// a tag of its own (the same name with "-<source>") for any other.
+func polledImage(source string) string {
+	if source == catalogSource {
+		return suite.env["CATALOG_IMAGE_POLLED"]
+	}
+	return suite.env["CATALOG_IMAGE_POLLED"] + "-" + source
 }
 
-// channelHead returns the currentCSV packageserver reports for channel of our package from our
-// CatalogSource ("" when it lists none yet).
-func channelHead(channel string) (string, error) {
+// deleteCatalogSources removes the suite's CatalogSources (at the end of the suite).
+func deleteCatalogSources() error {
+	for _, name := range []string{catalogSource, upgradeCatalogSource} {
+		cs := &operatorsv1alpha1.CatalogSource{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: catalogSourceNS}}
+		if err := client.IgnoreNotFound(suite.k8s.Delete(context.Background(), cs)); err != nil {
+			return fmt.Errorf("failed to delete CatalogSource %s/%s: %w", catalogSourceNS, name, err)
+		}
+	}
+	return nil
+}
+
+// channelHead returns the currentCSV packageserver reports for channel of our package from
+// CatalogSource source ("" when it lists none yet).
+func channelHead(source, channel string) (string, error) {
 	list := &unstructured.UnstructuredList{}
 	list.SetGroupVersionKind(schemaPackageManifest.GroupVersion().WithKind("PackageManifestList"))
 	if err := suite.k8s.List(context.Background(), list, client.InNamespace(catalogSourceNS),
-		client.MatchingLabels{"catalog": catalogSource, "catalog-namespace": catalogSourceNS}); err != nil {
+		client.MatchingLabels{"catalog": source, "catalog-namespace": catalogSourceNS}); err != nil {
 		return "", err
 	}
 	for _, pm := range list.Items {
@@ -295,17 +314,17 @@ func describeTargets(targets []string) string {
 	return strings.Join(targets, ",")
 }
 
-// subscribe creates Subscription memcached-operator in ns to the stable channel of our
-// CatalogSource (automatic approval, from startingCSV when set), removed with its CSV when t ends,
+// subscribe creates Subscription memcached-operator in ns to the stable channel of CatalogSource
+// source (automatic approval, from startingCSV when set), removed with its CSV when t ends,
 // and waits until the CSV it installs is Succeeded; it returns the CSV's name.
-func subscribe(t *testing.T, ns, startingCSV string) string {
+func subscribe(t *testing.T, source, ns, startingCSV string) string {
 	t.Helper()
 	g := NewWithT(t)
 	ctx := context.Background()
 	sub := &operatorsv1alpha1.Subscription{
 		ObjectMeta: metav1.ObjectMeta{Name: packageName, Namespace: ns},
 		Spec: &operatorsv1alpha1.SubscriptionSpec{
-			CatalogSource: catalogSource, CatalogSourceNamespace: catalogSourceNS, Package: packageName,
+			CatalogSource: source, CatalogSourceNamespace: catalogSourceNS, Package: packageName,
 			Channel: stableChannel, StartingCSV: startingCSV, InstallPlanApproval: operatorsv1alpha1.ApprovalAutomatic,
 		},
 	}

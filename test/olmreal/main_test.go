@@ -68,8 +68,8 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
-	if err := deleteCatalogSource(); err != nil {
-		fmt.Fprintf(os.Stderr, "olmreal: failed to delete CatalogSource %s/%s: %v\n", catalogSourceNS, catalogSource, err)
+	if err := deleteCatalogSources(); err != nil {
+		fmt.Fprintf(os.Stderr, "olmreal: %v\n", err)
 		code = 1
 	}
 	suite.phases.Print(os.Stdout, "olmreal: phase timings", time.Since(start))

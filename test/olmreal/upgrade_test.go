@@ -61,13 +61,13 @@ func TestUpgradeByChannelBump(t *testing.T) {
 	headCSV := csvName(suite.env["BUNDLE_HEAD"])
 
 	start := time.Now()
-	publishCatalog(t, suite.env["CATALOG_IMAGE_OLDEST"], oldCSV)
+	publishCatalog(t, upgradeCatalogSource, suite.env["CATALOG_IMAGE_OLDEST"], oldCSV)
 	suite.phases.Record(t, "catalog image with stable ending at "+oldCSV+" published and served", start)
 
 	start = time.Now()
 	ns := newNamespace(t)
 	ensureOperatorGroup(t, ns, []string{ns})
-	g.Expect(subscribe(t, ns, "")).To(Equal(oldCSV))
+	g.Expect(subscribe(t, upgradeCatalogSource, ns, "")).To(Equal(oldCSV))
 	waitOperatorReady(t, ns, suite.env["OPERATOR_IMAGE_OLDEST"])
 	suite.phases.Record(t, "Subscription to stable: "+oldCSV+" Succeeded, operator pod Ready", start)
 
@@ -107,7 +107,7 @@ func TestUpgradeByChannelBump(t *testing.T) {
 
 	// The stable head moves forward: a new catalog image on the polled tag.
 	start = time.Now()
-	publishCatalog(t, suite.env["CATALOG_IMAGE_HEAD"], headCSV)
+	publishCatalog(t, upgradeCatalogSource, suite.env["CATALOG_IMAGE_HEAD"], headCSV)
 	suite.phases.Record(t, "catalog image with stable ending at "+headCSV+" pushed, picked up by polling", start)
 	start = time.Now()
 	g.Eventually(func(g Gomega) {
