@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# demo-olm-real.sh [up|down] — `make demo-olm-real`: the OLM story on the real node, one command,
+# demo-olm-real.sh [up|down] - `make demo-olm-real`: the OLM story on the real node, one command,
 # every step timed. What a user of the operator does, with OLM v0.46.0 running as pods and every
 # image from the local registry (README "OLM on the real node" says what each stands for):
 #   the real node, the registry (plain HTTP and HTTPS for operator-sdk), the release images
@@ -52,7 +52,8 @@ down() {
     k delete catalogsource "$CATSRC" -n olm --ignore-not-found >/dev/null
   fi
   local r
-  for r in $(k get clusterroles -o jsonpath='{range .items[*]}{.metadata.name}={.metadata.labels.olm\.owner}{"\n"}{end}' | sed -n 's/=memcached-operator\..*//p'); do
+  local owners='{range .items[*]}{.metadata.name}={.metadata.labels.olm\.owner}{"\n"}{end}'
+  for r in $(k get clusterroles -o jsonpath="$owners" | sed -n 's/=memcached-operator\..*//p'); do
     k delete clusterrole "$r" >/dev/null
   done
   k delete crd memcacheds.cache.example.com --ignore-not-found >/dev/null
@@ -82,10 +83,14 @@ until_ok() {
   done
 }
 csv_succeeded() { [ "$(k get csv "$2" -n "$1" -o jsonpath='{.status.phase}')" = Succeeded ]; }
-stable_head() { [ "$(k get packagemanifests -n olm -l catalog=$CATSRC -o jsonpath='{.items[0].status.channels[?(@.name=="stable")].currentCSV}')" = "$1" ]; }
+stable_head() {
+  local jp='{.items[0].status.channels[?(@.name=="stable")].currentCSV}'
+  [ "$(k get packagemanifests -n olm -l catalog=$CATSRC -o jsonpath="$jp")" = "$1" ]
+}
 installed() { [ "$(k get subscription memcached-operator -n "$NS" -o jsonpath='{.status.installedCSV}')" = "$1" ] && csv_succeeded "$NS" "$1"; }
 available() {
-  [ "$(k get memcached memcached-sample -n "$NS" -o jsonpath='{.status.readyReplicas} {.status.conditions[?(@.type=="Available")].status}')" = "3 True" ]
+  local ready='{.status.readyReplicas} {.status.conditions[?(@.type=="Available")].status}'
+  [ "$(k get memcached memcached-sample -n "$NS" -o jsonpath="$ready")" = "3 True" ]
 }
 gone() { ! k get "$@" >/dev/null 2>&1; }
 pods() { k get pods -n "$NS" -l app.kubernetes.io/instance=memcached-sample -o jsonpath='{range .items[*]}{.metadata.name}/{.metadata.uid} {end}'; }
@@ -117,7 +122,8 @@ step "1. operator-sdk cleanup memcached-operator"
 k delete namespace "$SDK_NS" --wait=false >/dev/null
 
 step "2. our catalog image (stable ends at $oldest) as CatalogSource olm/$CATSRC, polled every 10 s"
-skopeo copy --quiet --src-tls-verify=false --dest-tls-verify=false "docker://$registry/memcached-operator-catalog:olm-real-v$oldest" "docker://$polled"
+skopeo copy --quiet --src-tls-verify=false --dest-tls-verify=false \
+  "docker://$registry/memcached-operator-catalog:olm-real-v$oldest" "docker://$polled"
 k apply -f - <<EOF
 apiVersion: operators.coreos.com/v1alpha1
 kind: CatalogSource
@@ -160,8 +166,12 @@ k get csv,deploy -n "$NS"
 step "2. the sample Memcached (3 pods) and a client pod storing 100 keys"
 k apply -n "$NS" -f "$root/config/samples/cache_v1alpha1_memcached.yaml"
 until_ok 180 "the sample Available with 3 ready pods" available
-k run mcclient -n "$NS" --image "$mcclient" --restart Never --command \
-  --overrides '{"spec":{"securityContext":{"runAsNonRoot":true,"runAsUser":65532,"seccompProfile":{"type":"RuntimeDefault"}},"containers":[{"name":"mcclient","image":"'"$mcclient"'","command":["/mcclient","idle"],"securityContext":{"allowPrivilegeEscalation":false,"capabilities":{"drop":["ALL"]}}}]}}' \
+# The client pod meets the restricted Pod Security profile.
+overrides=$(jq -cn --arg image "$mcclient" '{spec: {
+  securityContext: {runAsNonRoot: true, runAsUser: 65532, seccompProfile: {type: "RuntimeDefault"}},
+  containers: [{name: "mcclient", image: $image, command: ["/mcclient", "idle"],
+    securityContext: {allowPrivilegeEscalation: false, capabilities: {drop: ["ALL"]}}}]}}')
+k run mcclient -n "$NS" --image "$mcclient" --restart Never --command --overrides "$overrides" \
   -- /mcclient idle >/dev/null
 k wait --for=condition=Ready pod/mcclient -n "$NS" --timeout=120s >/dev/null
 servers=$(k get memcached memcached-sample -n "$NS" -o jsonpath='{range .status.serverList[*]}{@}{","}{end}')
@@ -178,7 +188,9 @@ k get csv,installplans -n "$NS"
 until_ok 120 "the sample Available" available
 [ "$(pods)" = "$before" ] || die "the memcached pods changed across the upgrade: $before -> $(pods)"
 echo "memcached pods unchanged (names and UIDs): $before"
-client locate -servers "$servers" -prefix demo -n 100 | jq -c '{found: ([.keys[] | select(length == 1)] | length), wrong: (.wrong // {} | length), errors: (.errors // [] | length)}'
+client locate -servers "$servers" -prefix demo -n 100 |
+  jq -c '{found: ([.keys[] | select(length == 1)] | length), wrong: (.wrong // {} | length),
+    errors: (.errors // [] | length)}'
 
 step "4. operator-sdk scorecard bundle/ in the cluster (8 tests as pods)"
 KUBECONFIG=$KUBECONFIG "$root/hack/scorecard-real.sh" run "$root/bundle" | grep -E '^  (pass|fail)|scorecard exit'
