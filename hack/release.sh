@@ -49,18 +49,13 @@ die() { echo "release: $*" >&2; exit 1; }
 
 [ $# = 1 ] || die "usage: release.sh VERSION (make release VERSION=x.y.z)"
 version=${1#v}
-[[ $version =~ ^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?$ ]] || die "VERSION=$version is not a semver version (x.y.z)"
 pkg_dir=catalog/memcached-operator
-bundle_file=$pkg_dir/bundles/memcached-operator.v$version.yaml
 
 # ---------------------------------------------------------------------------------- 1. refusals
-[ ! -e "$bundle_file" ] || die "$version is released ($bundle_file): released bundles are never rewritten; choose a new VERSION"
-mapfile -t released < <(ls "$pkg_dir/bundles" | sed -n 's/^memcached-operator\.v\(.*\)\.yaml$/\1/p' | sort -V)
-previous=${released[-1]:-}
-if [ -n "$previous" ] && [ "$(printf '%s\n%s\n' "$previous" "$version" | sort -V | tail -n1)" != "$version" ]; then
-  die "$version is not newer than the latest release $previous: releases go in version order"
-fi
-grep -qx "## $version" CHANGELOG.md || die "CHANGELOG.md has no section \"## $version\": write what changed for users and the upgrade notes first"
+# catalog-tool check-release refuses a version that is released, not newer than every release in
+# semver order (0.3.0-rc.1 < 0.3.0), or without a non-empty CHANGELOG.md section; it prints the
+# release this one follows.
+previous=$("$root/bin/catalog-tool" check-release -dir "$pkg_dir" -changelog CHANGELOG.md -version "$version") || die "cannot release $version (above)"
 edited=(Makefile config/manager config/manifests/bases bundle catalog catalog-template hack/releases)
 dirty=$(git status --porcelain -- "${edited[@]}")
 [ -z "$dirty" ] || die "uncommitted changes in the files a release edits (commit them first, so a failed release is undone by 'git checkout -- ${edited[*]}'):

@@ -38,49 +38,16 @@ const Unreleased = "Unreleased"
 // the project's own (a plain heading per release), so a few lines of parsing beat a Markdown
 // library.
 func CheckChangelog(r io.Reader, cfg *declcfg.DeclarativeConfig, pkg string) ([]string, error) {
-	type section struct {
-		version semver.Version
-		lines   int // non-empty lines under the heading
-	}
-	var problems []string
-	var sections []*section
-	seen := map[string]bool{}
-	var cur *section
-	sc := bufio.NewScanner(r)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if heading, ok := strings.CutPrefix(line, "## "); ok {
-			cur = nil
-			heading = strings.TrimSpace(heading)
-			if heading == Unreleased {
-				continue
-			}
-			v, err := semver.Parse(strings.TrimPrefix(heading, "v"))
-			if err != nil {
-				problems = append(problems, fmt.Sprintf("line %d: heading %q is neither a version (X.Y.Z) nor %q", n, heading, Unreleased))
-				continue
-			}
-			if seen[v.String()] {
-				problems = append(problems, fmt.Sprintf("line %d: version %s has a second section", n, v))
-			}
-			seen[v.String()] = true
-			cur = &section{version: v}
-			sections = append(sections, cur)
-			continue
-		}
-		if cur != nil && strings.TrimSpace(line) != "" {
-			cur.lines++
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("failed to read the changelog: %w", err)
+	sections, problems, err := changelogSections(r)
+	if err != nil {
+		return nil, err
 	}
 	for i := 1; i < len(sections); i++ {
 		if !sections[i].version.LT(sections[i-1].version) {
 			problems = append(problems, fmt.Sprintf("version %s comes after %s: sections go newest first", sections[i].version, sections[i-1].version))
 		}
 	}
-	byVersion := map[string]*section{}
+	byVersion := map[string]*changelogSection{}
 	for _, s := range sections {
 		byVersion[s.version.String()] = s
 	}
@@ -105,4 +72,96 @@ func CheckChangelog(r io.Reader, cfg *declcfg.DeclarativeConfig, pkg string) ([]
 		}
 	}
 	return problems, nil
+}
+
+// changelogSection is one "## X.Y.Z" section of a changelog.
+type changelogSection struct {
+	version semver.Version
+	lines   int // non-empty lines under the heading
+}
+
+// changelogSections reads the version sections of a changelog in file order, with the problems of
+// its headings (neither a version nor Unreleased, a version twice).
+func changelogSections(r io.Reader) ([]*changelogSection, []string, error) {
+	var problems []string
+	var sections []*changelogSection
+	seen := map[string]bool{}
+	var cur *changelogSection
+	sc := bufio.NewScanner(r)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if heading, ok := strings.CutPrefix(line, "## "); ok {
+			cur = nil
+			heading = strings.TrimSpace(heading)
+			if heading == Unreleased {
+				continue
+			}
+			v, err := semver.Parse(strings.TrimPrefix(heading, "v"))
+			if err != nil {
+				problems = append(problems, fmt.Sprintf("line %d: heading %q is neither a version (X.Y.Z) nor %q", n, heading, Unreleased))
+				continue
+			}
+			if seen[v.String()] {
+				problems = append(problems, fmt.Sprintf("line %d: version %s has a second section", n, v))
+			}
+			seen[v.String()] = true
+			cur = &changelogSection{version: v}
+			sections = append(sections, cur)
+			continue
+		}
+		if cur != nil && strings.TrimSpace(line) != "" {
+			cur.lines++
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, nil, fmt.Errorf("failed to read the changelog: %w", err)
+	}
+	return sections, problems, nil
+}
+
+// CheckNewRelease returns why version cannot be released next in package pkg of cfg, or nil:
+// it is not a semver version; it is released already (released bundles are never rewritten); it
+// is not newer, in semver order (a pre-release before its release: 0.3.0-rc.1 < 0.3.0), than every
+// release; or the changelog read from r has no section "## version" with text under it. When it
+// can be released, it returns the newest release of pkg ("" for the first), which version follows.
+func CheckNewRelease(cfg *declcfg.DeclarativeConfig, pkg, version string, r io.Reader) (string, error) {
+	v, err := semver.Parse(strings.TrimPrefix(version, "v"))
+	if err != nil {
+		return "", fmt.Errorf("version %q is not a semver version (X.Y.Z[-pre]): %w", version, err)
+	}
+	var newest *semver.Version
+	for _, b := range cfg.Bundles {
+		if b.Package != pkg {
+			continue
+		}
+		info, err := describeBundle(b)
+		if err != nil {
+			return "", fmt.Errorf("bundle %s: %w", b.Name, err)
+		}
+		if newest == nil || info.version.GT(*newest) {
+			newest = &info.version
+		}
+		if info.version.EQ(v) {
+			return "", fmt.Errorf("%s is released (bundle %s): released bundles are never rewritten; choose a new version", v, b.Name)
+		}
+	}
+	if newest != nil && newest.GT(v) {
+		return "", fmt.Errorf("%s is not newer than the newest release %s: releases go in version order", v, newest)
+	}
+	sections, _, err := changelogSections(r)
+	if err != nil {
+		return "", err
+	}
+	for _, s := range sections {
+		if s.version.EQ(v) {
+			if s.lines == 0 {
+				return "", fmt.Errorf("the changelog's section \"## %s\" is empty: write what changed for users and the upgrade notes first", v)
+			}
+			if newest == nil {
+				return "", nil
+			}
+			return newest.String(), nil
+		}
+	}
+	return "", fmt.Errorf("the changelog has no section \"## %s\": write what changed for users and the upgrade notes first", v)
 }

@@ -83,3 +83,43 @@ func TestProjectChangelog(t *testing.T) {
 		t.Error(p)
 	}
 }
+
+// The next release must be new, newer than every release in semver order (a pre-release comes
+// before its release), and described in the changelog.
+func TestCheckNewRelease(t *testing.T) {
+	cfg, _ := loadYAML(t, pkgStable+bundleYAML("0.1.0")+bundleYAML("0.3.0-rc.1")+
+		channel("stable", "- name: memcached-operator.v0.1.0\n- name: memcached-operator.v0.3.0-rc.1\n  replaces: memcached-operator.v0.1.0\n"))
+	log := "## Unreleased\n- x\n## 0.3.0\n- c\n## 0.2.0\n\n## 0.3.0-rc.1\n- rc\n## 0.1.0\n- a\n"
+	tests := map[string]struct {
+		version string
+		want    string // substring of the error; empty: accepted (after 0.3.0-rc.1)
+	}{
+		"the release after its release candidate": {version: "0.3.0"},
+		"with a v prefix":                         {version: "v0.3.0"},
+		"released already":                        {version: "0.3.0-rc.1", want: "0.3.0-rc.1 is released"},
+		"older than the newest release":           {version: "0.2.0", want: "0.2.0 is not newer than the newest release 0.3.0-rc.1"},
+		"an earlier pre-release":                  {version: "0.3.0-alpha.1", want: "is not newer than the newest release 0.3.0-rc.1"},
+		"no changelog section":                    {version: "0.4.0", want: `no section "## 0.4.0"`},
+		"not a version":                           {version: "0.4", want: "not a semver version"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			newest, err := CheckNewRelease(cfg, "memcached-operator", tc.version, strings.NewReader(log))
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tc.want == "" && newest != "0.3.0-rc.1":
+				t.Errorf("the release follows %q; want 0.3.0-rc.1 (the newest in semver order)", newest)
+			case tc.want != "" && err == nil:
+				t.Errorf("accepted; want an error with %q", tc.want)
+			case tc.want != "" && !strings.Contains(err.Error(), tc.want):
+				t.Errorf("error %q lacks %q", err, tc.want)
+			}
+		})
+	}
+	// An empty section does not describe a release.
+	empty := "## 0.4.0\n\n## 0.3.0-rc.1\n- rc\n"
+	if _, err := CheckNewRelease(cfg, "memcached-operator", "0.4.0", strings.NewReader(empty)); err == nil || !strings.Contains(err.Error(), "is empty") {
+		t.Errorf("an empty section: got %v", err)
+	}
+}

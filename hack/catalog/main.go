@@ -88,6 +88,8 @@ func main() {
 		err = check(os.Args[2:])
 	case "check-changelog":
 		err = checkChangelog(os.Args[2:])
+	case "check-release":
+		err = checkRelease(os.Args[2:])
 	case "check-disconnected":
 		err = checkDisconnected(os.Args[2:])
 	case "check-dockerfiles":
@@ -104,7 +106,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: catalog add -template T -version X.Y.Z -image IMG -channels C1,C2 -default-channel C [-dir DIR -bundle-dir DIR -opm PATH]\n       catalog promote -template T -version X.Y.Z -channel fast|stable [-dir DIR]\n       catalog render -template T -opm PATH -image-map PUBLIC=LOCAL [-use-http] -out DIR\n       catalog template-bundles -template T\n       catalog check DIR...\n       catalog check-changelog -dir DIR -changelog FILE\n       catalog check-disconnected -bundle-dir DIR\n       catalog check-dockerfiles [-root DIR]\n       catalog blank-images -in DIR -out DIR [-max-version V]")
+	fmt.Fprintln(os.Stderr, "usage: catalog add -template T -version X.Y.Z -image IMG -channels C1,C2 -default-channel C [-dir DIR -bundle-dir DIR -opm PATH]\n       catalog promote -template T -version X.Y.Z -channel fast|stable [-dir DIR]\n       catalog render -template T -opm PATH -image-map PUBLIC=LOCAL [-use-http] -out DIR\n       catalog template-bundles -template T\n       catalog check DIR...\n       catalog check-changelog -dir DIR -changelog FILE\n       catalog check-release -version X.Y.Z [-dir DIR -changelog FILE]\n       catalog check-disconnected -bundle-dir DIR\n       catalog check-dockerfiles [-root DIR]\n       catalog blank-images -in DIR -out DIR [-max-version V]")
 	os.Exit(2)
 }
 
@@ -368,6 +370,30 @@ func checkChangelog(args []string) error {
 		return fmt.Errorf("%s: %d problems:\n  %s", *changelog, len(problems), strings.Join(problems, "\n  "))
 	}
 	fmt.Printf("%s: every release of %s has a section\n", *changelog, *dir)
+	return nil
+}
+
+func checkRelease(args []string) error {
+	fs := flag.NewFlagSet("check-release", flag.ExitOnError)
+	dir := fs.String("dir", "catalog/memcached-operator", "catalog directory of the package")
+	pkg := fs.String("package", "memcached-operator", "package name")
+	changelog := fs.String("changelog", "CHANGELOG.md", "changelog file")
+	version := fs.String("version", "", "version to release")
+	_ = fs.Parse(args)
+	cfg, err := declcfg.LoadFS(context.Background(), os.DirFS(*dir))
+	if err != nil {
+		return fmt.Errorf("failed to load catalog %s: %w", *dir, err)
+	}
+	f, err := os.Open(*changelog)
+	if err != nil {
+		return fmt.Errorf("failed to open the changelog: %w", err)
+	}
+	defer f.Close()
+	newest, err := CheckNewRelease(cfg, *pkg, *version, f)
+	if err != nil {
+		return err
+	}
+	fmt.Println(newest) // the release the new one follows ("" for the first), for hack/release.sh
 	return nil
 }
 
