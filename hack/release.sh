@@ -55,9 +55,13 @@ bundle_file=$pkg_dir/bundles/memcached-operator.v$version.yaml
 
 # ---------------------------------------------------------------------------------- 1. refusals
 [ ! -e "$bundle_file" ] || die "$version is released ($bundle_file): released bundles are never rewritten; choose a new VERSION"
-mapfile -t released < <(ls "$pkg_dir/bundles" | sed -n 's/^memcached-operator\.v\(.*\)\.yaml$/\1/p' | sort -V)
+# semver_sort: sorts versions in semver order. sort -V puts x.y.z before x.y.z-rc.1 (a prefix
+# first); with the pre-release's '-' read as '~' (which sorts before anything, even the end) it
+# puts x.y.z-rc.1 first, as semver does.
+semver_sort() { sed 's/-/~/' | sort -V | sed 's/~/-/'; }
+mapfile -t released < <(ls "$pkg_dir/bundles" | sed -n 's/^memcached-operator\.v\(.*\)\.yaml$/\1/p' | semver_sort)
 previous=${released[-1]:-}
-if [ -n "$previous" ] && [ "$(printf '%s\n%s\n' "$previous" "$version" | sort -V | tail -n1)" != "$version" ]; then
+if [ -n "$previous" ] && [ "$(printf '%s\n%s\n' "$previous" "$version" | semver_sort | tail -n1)" != "$version" ]; then
   die "$version is not newer than the latest release $previous: releases go in version order"
 fi
 grep -qx "## $version" CHANGELOG.md || die "CHANGELOG.md has no section \"## $version\": write what changed for users and the upgrade notes first"
