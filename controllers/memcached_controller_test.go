@@ -256,6 +256,31 @@ func TestDriftIsReverted(t *testing.T) {
 		})
 	}
 
+	// The cache drops the Deployments' annotations (trimDeployment): a correction must still keep
+	// the ones others set (kubectl's change-cause, a GitOps tool's, the controller's revision),
+	// since its merge patch is computed from the cached object, not from the live one.
+	t.Run("annotations of others kept by a correction", func(t *testing.T) {
+		g := NewWithT(t)
+		g.Eventually(func() error {
+			d := &appsv1.Deployment{}
+			if err := k8sClient.Get(testCtx, key(ns, name), d); err != nil {
+				return err
+			}
+			if d.Annotations == nil {
+				d.Annotations = map[string]string{}
+			}
+			d.Annotations["kubernetes.io/change-cause"] = "kubectl scale --replicas=1"
+			d.Spec.Replicas = ptr.To[int32](1)
+			return k8sClient.Update(testCtx, d)
+		}, timeout, interval).Should(Succeed())
+		g.Eventually(func(g Gomega) {
+			d := &appsv1.Deployment{}
+			g.Expect(k8sClient.Get(testCtx, key(ns, name), d)).To(Succeed())
+			g.Expect(d.Spec.Replicas).To(HaveValue(Equal(int32(3))))
+			g.Expect(d.Annotations).To(HaveKeyWithValue("kubernetes.io/change-cause", "kubectl scale --replicas=1"))
+		}, timeout, interval).Should(Succeed())
+	})
+
 	t.Run("harmless label kept, no update", func(t *testing.T) {
 		g := NewWithT(t)
 		d := &appsv1.Deployment{}
