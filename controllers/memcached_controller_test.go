@@ -312,7 +312,7 @@ func TestDriftIsReverted(t *testing.T) {
 
 // A Deployment that is not ours is never overwritten; the conflict is reported as Degraded with
 // a Warning event, and the instance recovers once the foreign object is gone.
-// Source: case 11 (kubernetes-sigs/mcp-lifecycle-operator#85; the operator-sdk sample's lookup by name).
+// Source: kubernetes-sigs/mcp-lifecycle-operator#85 (the operator-sdk sample's lookup by name).
 func TestForeignDeploymentIsNotHijacked(t *testing.T) {
 	g := NewWithT(t)
 	const ns, name = "t-foreign", "web"
@@ -370,7 +370,7 @@ func TestForeignDeploymentIsNotHijacked(t *testing.T) {
 }
 
 // In steady state the operator writes nothing: resourceVersions of the Memcached and of what it
-// owns stay the same and reconciles stop. Source: case 08 (m88i/nexus-operator#137, kserve#2490).
+// owns stay the same and reconciles stop. Source: m88i/nexus-operator#137, kserve#2490.
 func TestSteadyStateMakesNoWrites(t *testing.T) {
 	g := NewWithT(t)
 	const ns, name = "t-quiet", "q1"
@@ -404,7 +404,7 @@ func TestSteadyStateMakesNoWrites(t *testing.T) {
 	g.Expect(reconcileCount(g)-reconcilesBefore).To(BeNumerically("<=", 1), "reconciles in a quiet 5s window")
 }
 
-// Objects in namespaces outside WATCH_NAMESPACE are not reconciled (case 23).
+// Objects in namespaces outside WATCH_NAMESPACE are not reconciled (operator-framework/community-operators#199).
 func TestUnwatchedNamespaceIsIgnored(t *testing.T) {
 	g := NewWithT(t)
 	const ns, name = "t-unwatched", "u1"
