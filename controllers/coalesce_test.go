@@ -22,6 +22,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
@@ -121,5 +122,35 @@ func TestEnqueueAfterQueuesInitialListAtLowPriority(t *testing.T) {
 	second, prio, _ := q.GetWithPriority()
 	if second != backlog || prio != handler.LowPriority {
 		t.Errorf("second request: %v at priority %d, want %v at handler.LowPriority (%d)", second, prio, backlog, handler.LowPriority)
+	}
+}
+
+// An object maps to the Memcached that controls it whatever version of the CRD its owner
+// reference names (an object created before an upgrade that adds or drops a version), as with
+// controller-runtime's EnqueueRequestForOwner; an owner of another group or kind, or a
+// non-controller owner, maps to nothing. Source: kubernetes-sigs/controller-runtime
+// pkg/handler/enqueue_owner.go (getOwnerReconcileRequest compares group and kind).
+func TestControllerOfIgnoresTheVersion(t *testing.T) {
+	obj := func(apiVersion, kind string, controller bool) client.Object {
+		return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "s", OwnerReferences: []metav1.OwnerReference{
+			{APIVersion: apiVersion, Kind: kind, Name: "m", Controller: ptr.To(controller)},
+		}}}
+	}
+	want := []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "m"}}}
+	tests := map[string]struct {
+		obj  client.Object
+		want []reconcile.Request
+	}{
+		"current version":     {obj("cache.example.com/v1alpha1", "Memcached", true), want},
+		"another version":     {obj("cache.example.com/v1beta1", "Memcached", true), want},
+		"another group":       {obj("cache.other.io/v1alpha1", "Memcached", true), nil},
+		"another kind":        {obj("cache.example.com/v1alpha1", "Redis", true), nil},
+		"not the controller":  {obj("cache.example.com/v1alpha1", "Memcached", false), nil},
+		"invalid api version": {obj("cache.example.com/v1/x", "Memcached", true), nil},
+	}
+	for desc, tt := range tests {
+		if got := controllerOf(context.Background(), tt.obj); !equality.Semantic.DeepEqual(got, tt.want) {
+			t.Errorf("%s: controllerOf = %v, want %v", desc, got, tt.want)
+		}
 	}
 }
