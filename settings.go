@@ -19,6 +19,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/url"
 	"regexp"
@@ -78,7 +79,11 @@ func (s *settings) check(getenv func(string) string) error {
 	if s.maxConcurrentReconciles < 1 {
 		errs = append(errs, fmt.Errorf("flag --max-concurrent-reconciles=%d must be at least 1", s.maxConcurrentReconciles))
 	}
-	if s.kubeAPIQPS < 0 || s.kubeAPIBurst < 0 || (s.kubeAPIQPS > 0) != (s.kubeAPIBurst > 0) {
+	if q := s.kubeAPIQPS; math.IsNaN(q) || q > math.MaxFloat32 {
+		// rest.Config.QPS is a float32: NaN would pass the checks below, and anything larger
+		// becomes +Inf there, a limit in name only.
+		errs = append(errs, fmt.Errorf("flag --kube-api-qps=%g is not a number of requests per second up to %g", q, math.MaxFloat32))
+	} else if s.kubeAPIQPS < 0 || s.kubeAPIBurst < 0 || (s.kubeAPIQPS > 0) != (s.kubeAPIBurst > 0) {
 		errs = append(errs, fmt.Errorf("flags --kube-api-qps=%g and --kube-api-burst=%d must both be 0 (no client-side limit) or both positive", s.kubeAPIQPS, s.kubeAPIBurst))
 	}
 	if ns := s.leaderElectionNamespace; ns != "" {

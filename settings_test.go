@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -55,6 +56,9 @@ func TestSettingsCheck(t *testing.T) {
 		"client limit":               {flags: func(s *settings) { s.kubeAPIQPS, s.kubeAPIBurst = 50, 100 }},
 		"client qps without burst":   {flags: func(s *settings) { s.kubeAPIQPS = 50 }, wantErr: []string{"--kube-api-qps=50", "--kube-api-burst=0"}},
 		"client qps negative":        {flags: func(s *settings) { s.kubeAPIQPS, s.kubeAPIBurst = -1, 10 }, wantErr: []string{"--kube-api-qps=-1"}},
+		"client qps NaN":             {flags: func(s *settings) { s.kubeAPIQPS = math.NaN() }, wantErr: []string{"--kube-api-qps=NaN"}},
+		"client qps infinite":        {flags: func(s *settings) { s.kubeAPIQPS, s.kubeAPIBurst = math.Inf(1), 10 }, wantErr: []string{"--kube-api-qps=+Inf"}},
+		"client qps above float32":   {flags: func(s *settings) { s.kubeAPIQPS, s.kubeAPIBurst = 1e39, 10 }, wantErr: []string{"--kube-api-qps=1e+39"}},
 		"every error at once": {
 			flags:   func(s *settings) { s.probeAddr = "x" },
 			env:     map[string]string{relatedImageEnv: "a b"},

@@ -147,7 +147,7 @@ func TestAdmissionRejectsInvalidSpecs(t *testing.T) {
 }
 
 // An omitted size gets the documented default 1, visible in the stored object, and the
-// Deployment has 1 replica (never 0 while Available). Source: case 05.
+// Deployment has 1 replica (never 0 while Available). Source: kubernetes/kubernetes#111074.
 func TestOmittedSizeDefaultsToOne(t *testing.T) {
 	g := NewWithT(t)
 	g.Expect(createUnstructured("empty", map[string]any{})).To(Succeed())
@@ -162,7 +162,7 @@ func TestOmittedSizeDefaultsToOne(t *testing.T) {
 	}, timeout, interval).Should(Succeed())
 }
 
-// A patch to an invalid size is rejected and the Deployment keeps its replicas. Source: case 01.
+// A patch to an invalid size is rejected and the Deployment keeps its replicas. Source: kubernetes/kubernetes#772.
 func TestInvalidPatchKeepsDeployment(t *testing.T) {
 	g := NewWithT(t)
 	g.Expect(k8sClient.Create(testCtx, newMemcached("t-admission", "ok", 2))).To(Succeed())

@@ -22,12 +22,15 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
@@ -88,5 +91,66 @@ func TestEnqueueAfterCoalescesChanges(t *testing.T) {
 	h.Update(ctx, event.UpdateEvent{ObjectOld: &corev1.Pod{}, ObjectNew: &corev1.Pod{}}, q)
 	if len(q.now)+len(q.after) != 0 {
 		t.Errorf("unowned pod queued: now=%v after=%v", q.now, q.after)
+	}
+}
+
+// On controller-runtime's priority queue (the default since v0.20) the objects of the cache's
+// initial list are queued at low priority, like the Memcacheds' own initial entries queued by For:
+// after a start or a restart with many instances, a change made meanwhile (a Memcached edited, a
+// pod of another instance that failed) is reconciled before the backlog of the initial list, not
+// after it. enqueueAfter gets this from handler.Funcs, which hands its functions a queue adding at
+// low priority for initial-list events; this guards against replacing handler.Funcs by a type of
+// our own (https://github.com/kubernetes-sigs/controller-runtime/blob/v0.25.2/pkg/handler/eventhandler.go).
+func TestEnqueueAfterQueuesInitialListAtLowPriority(t *testing.T) {
+	owner := func(name string) []metav1.OwnerReference {
+		return []metav1.OwnerReference{{APIVersion: "cache.example.com/v1alpha1", Kind: "Memcached", Name: name, Controller: ptr.To(true)}}
+	}
+	q := priorityqueue.New[reconcile.Request]("test")
+	defer q.ShutDown()
+	ctx := context.Background()
+	h := enqueueAfter(controllerOf)
+
+	backlog := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "old"}}
+	h.Create(ctx, event.CreateEvent{Object: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p", OwnerReferences: owner("old")}}, IsInInitialList: true}, q)
+	edited := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "edited"}}
+	q.Add(edited) // what For's handler does for an update of a Memcached
+
+	first, prio, _ := q.GetWithPriority()
+	if first != edited {
+		t.Errorf("first request out of the queue: %v (priority %d), want the edited instance %v before the initial list's %v", first, prio, edited, backlog)
+	}
+	second, prio, _ := q.GetWithPriority()
+	if second != backlog || prio != handler.LowPriority {
+		t.Errorf("second request: %v at priority %d, want %v at handler.LowPriority (%d)", second, prio, backlog, handler.LowPriority)
+	}
+}
+
+// An object maps to the Memcached that controls it whatever version of the CRD its owner
+// reference names (an object created before an upgrade that adds or drops a version), as with
+// controller-runtime's EnqueueRequestForOwner; an owner of another group or kind, or a
+// non-controller owner, maps to nothing. Source: kubernetes-sigs/controller-runtime
+// pkg/handler/enqueue_owner.go (getOwnerReconcileRequest compares group and kind).
+func TestControllerOfIgnoresTheVersion(t *testing.T) {
+	obj := func(apiVersion, kind string, controller bool) client.Object {
+		return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "s", OwnerReferences: []metav1.OwnerReference{
+			{APIVersion: apiVersion, Kind: kind, Name: "m", Controller: ptr.To(controller)},
+		}}}
+	}
+	want := []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "m"}}}
+	tests := map[string]struct {
+		obj  client.Object
+		want []reconcile.Request
+	}{
+		"current version":     {obj("cache.example.com/v1alpha1", "Memcached", true), want},
+		"another version":     {obj("cache.example.com/v1beta1", "Memcached", true), want},
+		"another group":       {obj("cache.other.io/v1alpha1", "Memcached", true), nil},
+		"another kind":        {obj("cache.example.com/v1alpha1", "Redis", true), nil},
+		"not the controller":  {obj("cache.example.com/v1alpha1", "Memcached", false), nil},
+		"invalid api version": {obj("cache.example.com/v1/x", "Memcached", true), nil},
+	}
+	for desc, tt := range tests {
+		if got := controllerOf(context.Background(), tt.obj); !equality.Semantic.DeepEqual(got, tt.want) {
+			t.Errorf("%s: controllerOf = %v, want %v", desc, got, tt.want)
+		}
 	}
 }

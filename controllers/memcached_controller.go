@@ -32,6 +32,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
@@ -333,9 +334,15 @@ func podToMemcached(_ context.Context, obj client.Object) []reconcile.Request {
 }
 
 // controllerOf maps an object to the Memcached that controls it (its controller owner reference).
+// Like controller-runtime's EnqueueRequestForOwner it compares the group and kind, not the
+// version: an owner reference written under another version of the CRD (an object created before
+// an upgrade that adds or drops a version) names the same Memcached.
 func controllerOf(_ context.Context, obj client.Object) []reconcile.Request {
 	ref := metav1.GetControllerOf(obj)
-	if ref == nil || ref.Kind != "Memcached" || ref.APIVersion != cachev1alpha1.GroupVersion.String() {
+	if ref == nil || ref.Kind != "Memcached" {
+		return nil
+	}
+	if gv, err := schema.ParseGroupVersion(ref.APIVersion); err != nil || gv.Group != cachev1alpha1.GroupVersion.Group {
 		return nil
 	}
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: ref.Name}}}

@@ -256,6 +256,31 @@ func TestDriftIsReverted(t *testing.T) {
 		})
 	}
 
+	// The cache drops the Deployments' annotations (trimDeployment): a correction must still keep
+	// the ones others set (kubectl's change-cause, a GitOps tool's, the controller's revision),
+	// since its merge patch is computed from the cached object, not from the live one.
+	t.Run("annotations of others kept by a correction", func(t *testing.T) {
+		g := NewWithT(t)
+		g.Eventually(func() error {
+			d := &appsv1.Deployment{}
+			if err := k8sClient.Get(testCtx, key(ns, name), d); err != nil {
+				return err
+			}
+			if d.Annotations == nil {
+				d.Annotations = map[string]string{}
+			}
+			d.Annotations["kubernetes.io/change-cause"] = "kubectl scale --replicas=1"
+			d.Spec.Replicas = ptr.To[int32](1)
+			return k8sClient.Update(testCtx, d)
+		}, timeout, interval).Should(Succeed())
+		g.Eventually(func(g Gomega) {
+			d := &appsv1.Deployment{}
+			g.Expect(k8sClient.Get(testCtx, key(ns, name), d)).To(Succeed())
+			g.Expect(d.Spec.Replicas).To(HaveValue(Equal(int32(3))))
+			g.Expect(d.Annotations).To(HaveKeyWithValue("kubernetes.io/change-cause", "kubectl scale --replicas=1"))
+		}, timeout, interval).Should(Succeed())
+	})
+
 	t.Run("harmless label kept, no update", func(t *testing.T) {
 		g := NewWithT(t)
 		d := &appsv1.Deployment{}
@@ -287,7 +312,7 @@ func TestDriftIsReverted(t *testing.T) {
 
 // A Deployment that is not ours is never overwritten; the conflict is reported as Degraded with
 // a Warning event, and the instance recovers once the foreign object is gone.
-// Source: case 11 (kubernetes-sigs/mcp-lifecycle-operator#85; the operator-sdk sample's lookup by name).
+// Source: kubernetes-sigs/mcp-lifecycle-operator#85 (the operator-sdk sample's lookup by name).
 func TestForeignDeploymentIsNotHijacked(t *testing.T) {
 	g := NewWithT(t)
 	const ns, name = "t-foreign", "web"
@@ -345,7 +370,7 @@ func TestForeignDeploymentIsNotHijacked(t *testing.T) {
 }
 
 // In steady state the operator writes nothing: resourceVersions of the Memcached and of what it
-// owns stay the same and reconciles stop. Source: case 08 (m88i/nexus-operator#137, kserve#2490).
+// owns stay the same and reconciles stop. Source: m88i/nexus-operator#137, kserve#2490.
 func TestSteadyStateMakesNoWrites(t *testing.T) {
 	g := NewWithT(t)
 	const ns, name = "t-quiet", "q1"
@@ -379,7 +404,7 @@ func TestSteadyStateMakesNoWrites(t *testing.T) {
 	g.Expect(reconcileCount(g)-reconcilesBefore).To(BeNumerically("<=", 1), "reconciles in a quiet 5s window")
 }
 
-// Objects in namespaces outside WATCH_NAMESPACE are not reconciled (case 23).
+// Objects in namespaces outside WATCH_NAMESPACE are not reconciled (operator-framework/community-operators#199).
 func TestUnwatchedNamespaceIsIgnored(t *testing.T) {
 	g := NewWithT(t)
 	const ns, name = "t-unwatched", "u1"
