@@ -41,6 +41,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/test/real/memcache"
 	"github.com/example/memcached-operator/test/utils"
 )
 
@@ -162,6 +163,58 @@ func mustClientRun(t *testing.T, ns, stdin string, report any, args ...string) {
 	if err := clientRun(testContext(t), ns, stdin, report, args...); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// dnsLag bounds how long a name the client is given may be missing from cluster DNS.
+// status.serverList follows pod readiness; a pod's name under the headless Service follows the
+// EndpointSlice, which kube-controller-manager writes after the pod turned Ready and CoreDNS then
+// watches. A client that reads serverList at once can meet "no such host" (or SERVFAIL, when the
+// absolute name is tried last) for that moment, and retries the lookup, as this suite does.
+const dnsLag = 15 * time.Second
+
+// clientRunResolving is mustClientRun for a command that resolves names. pending inspects the
+// decoded report and returns why the names are not all resolved yet ("" when they are); while it
+// does, the run is retried every poll for up to dnsLag, whether or not the client exited non-zero.
+// It logs how long the names took to resolve when it had to wait.
+func clientRunResolving(t *testing.T, ns string, report any, pending func() string, args ...string) {
+	t.Helper()
+	start := time.Now()
+	for tries := 1; ; tries++ {
+		err := clientRun(testContext(t), ns, "", report, args...)
+		why := pending()
+		switch {
+		case why == "" && err == nil:
+			if tries > 1 {
+				t.Logf("mcclient %s: every name resolved after %d tries (%s): cluster DNS follows the EndpointSlice, not the pod's Ready",
+					args[0], tries, utils.Ms(time.Since(start)))
+			}
+			return
+		case why == "":
+			t.Fatal(err)
+		case time.Since(start) > dnsLag:
+			t.Fatalf("mcclient %s: names still not resolved after %d tries (%s): %s (%v)", args[0], tries, utils.Ms(time.Since(start)), why, err)
+		}
+		time.Sleep(poll)
+	}
+}
+
+// serversResolved runs `mcclient servers` over servers in ns until every name resolves (see
+// clientRunResolving) and returns the report.
+func serversResolved(t *testing.T, ns string, servers []string) memcache.ServersReport {
+	t.Helper()
+	var sr memcache.ServersReport
+	clientRunResolving(t, ns, &sr, func() string { return unresolved(&sr) }, "servers", "-servers", strings.Join(servers, ","))
+	return sr
+}
+
+// unresolved returns the first lookup failure in a servers report, or "".
+func unresolved(r *memcache.ServersReport) string {
+	for _, s := range r.Servers {
+		if strings.HasPrefix(s.Error, "failed to resolve") {
+			return s.Error
+		}
+	}
+	return ""
 }
 
 // instancePods lists the pods of the Memcached key by the operator's selector labels, terminating

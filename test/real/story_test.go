@@ -234,8 +234,7 @@ func clientReachesEveryServer(t *testing.T, key client.ObjectKey, servers map[st
 	ns := key.Namespace
 	entries := slices.Sorted(maps.Keys(servers))
 
-	var sr memcache.ServersReport
-	mustClientRun(t, ns, "", &sr, "servers", "-servers", strings.Join(entries, ","))
+	sr := serversResolved(t, ns, entries)
 	g.Expect(sr.Servers).To(HaveLen(len(entries)))
 	for _, s := range sr.Servers {
 		g.Expect(s.Server).To(HaveSuffix(fmt.Sprintf(".%s.%s.svc:%d", key.Name, ns, cachev1alpha1.DefaultPort)))
@@ -246,13 +245,18 @@ func clientReachesEveryServer(t *testing.T, key client.ObjectKey, servers map[st
 	}
 	t.Logf("every serverList entry resolves to its pod and answers: memcached %s, maxbytes %s", sr.Servers[0].Version, sr.Servers[0].MaxBytes)
 
-	var svc memcache.ServiceReport
-	mustClientRun(t, ns, "", &svc, "service", "-addr", fmt.Sprintf("%s:%d", key.Name, cachev1alpha1.DefaultPort), "-prefix", "svc", "-n", "100")
 	var ips []string
 	for _, e := range entries {
 		ips = append(ips, ipOfEntry(e))
 	}
 	slices.Sort(ips)
+	var svc memcache.ServiceReport
+	clientRunResolving(t, ns, &svc, func() string {
+		if !slices.Equal(svc.Resolved, ips) {
+			return fmt.Sprintf("%s resolves to %v, want every ready pod %v", key.Name, svc.Resolved, ips)
+		}
+		return ""
+	}, "service", "-addr", fmt.Sprintf("%s:%d", key.Name, cachev1alpha1.DefaultPort), "-prefix", "svc", "-n", "100")
 	g.Expect(svc.Resolved).To(Equal(ips), "the headless Service name resolves to every ready pod")
 	g.Expect(svc.Stored).To(Equal(100))
 	g.Expect(svc.Read).To(Equal(100))
@@ -331,6 +335,7 @@ func scaleUpKeepsKeys(t *testing.T, key client.ObjectKey, before map[string]serv
 		checkMemcachedPod(t, p, maxMB)
 		servers[entryOf(mc, p)] = server{entry: entryOf(mc, p), pod: p.Name, uid: p.UID, containerID: containerID(p, memcachedContainer)}
 	}
+	serversResolved(t, key.Namespace, mc.Status.ServerList)
 	kept := locateKeys(t, key.Namespace, mc.Status.ServerList, owners)
 	g.Expect(kept).To(Equal(100))
 	t.Logf("after 3 -> 5: the 3 original pods are the same (uid, container, 0 restarts) and keep all %d keys, each on its server only", kept)
@@ -520,8 +525,7 @@ func rolloutSurvivesManagerKill(t *testing.T, key client.ObjectKey, size, newMB 
 		checkMemcachedPod(t, &pods[i], newMB)
 		entries = append(entries, entryOf(mc, &pods[i]))
 	}
-	var sr memcache.ServersReport
-	mustClientRun(t, key.Namespace, "", &sr, "servers", "-servers", strings.Join(mc.Status.ServerList, ","))
+	sr := serversResolved(t, key.Namespace, mc.Status.ServerList)
 	for _, s := range sr.Servers {
 		g.Expect(s.MaxBytes).To(Equal(strconv.Itoa(int(newMB)*1024*1024)), "%s stats settings maxbytes", s.Server)
 	}
