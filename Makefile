@@ -51,6 +51,7 @@ KUSTOMIZE_VERSION ?= v5.8.2
 KUBE_VERSION ?= v1.37.2
 ETCD_VERSION ?= v3.7.3
 COREDNS_VERSION ?= v1.15.0
+CRICTL_VERSION ?= v1.37.0
 KWOK_VERSION ?= v0.8.0
 OPERATOR_SDK_VERSION ?= v1.42.3
 OPM_VERSION ?= v1.74.0
@@ -86,7 +87,7 @@ CATALOG_TEMPLATE ?= catalog-template/memcached-operator.yaml
 CATALOG_BUNDLE_REPO ?= registry.example.com/memcached-operator-bundle
 CATALOG_RENDER = OPM=$(OPM) CATALOG_TOOL=$(CATALOG_TOOL) VERSION=$(VERSION) CATALOG_TEMPLATE=$(CATALOG_TEMPLATE) CATALOG_BUNDLE_REPO=$(CATALOG_BUNDLE_REPO) hack/catalog-render.sh
 
-export KUBE_VERSION ETCD_VERSION COREDNS_VERSION KWOK_VERSION OPERATOR_SDK_VERSION OPM_VERSION OLM_VERSION GRPC_HEALTH_PROBE_VERSION
+export KUBE_VERSION ETCD_VERSION COREDNS_VERSION CRICTL_VERSION KWOK_VERSION OPERATOR_SDK_VERSION OPM_VERSION OLM_VERSION GRPC_HEALTH_PROBE_VERSION
 export REGISTRY_PORT REGISTRY_DIR BUILDAH_DIR GOLANG_VERSION
 
 # buildah (Debian's) as hack/local-images.sh runs it; `bud` with chroot isolation (no daemon, no OCI
@@ -500,4 +501,4 @@ catalog-tool: ## Build the project's catalog tool (hack/catalog) into ./bin.
 cluster-tools: ## Build every binary of the local cluster into ./bin.
 	@hack/build-kube.sh etcd kube-apiserver kubectl kube-controller-manager kube-scheduler
 	@hack/build-kwok.sh
-	@$(if $(filter real,$(NODE)),hack/build-kube.sh kubelet kube-proxy coredns)
+	@$(if $(filter real,$(NODE)),hack/build-kube.sh kubelet kube-proxy coredns crictl)

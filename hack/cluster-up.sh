@@ -151,8 +151,8 @@ fi
 # ---------------------------------------------------------------- binaries
 if [ "$NODE" = real ]; then
   node_preflight
-  step "building binaries if needed (etcd, kube-apiserver, kubectl, kube-controller-manager, kube-scheduler, kubelet, kube-proxy, coredns)"
-  "$root/hack/build-kube.sh" etcd kube-apiserver kubectl kube-controller-manager kube-scheduler kubelet kube-proxy coredns
+  step "building binaries if needed (etcd, kube-apiserver, kubectl, kube-controller-manager, kube-scheduler, kubelet, kube-proxy, coredns, crictl)"
+  "$root/hack/build-kube.sh" etcd kube-apiserver kubectl kube-controller-manager kube-scheduler kubelet kube-proxy coredns crictl
 else
   step "building binaries if needed (etcd, kube-apiserver, kubectl, kube-controller-manager, kube-scheduler, kwok)"
   "$root/hack/build-kube.sh" etcd kube-apiserver kubectl kube-controller-manager kube-scheduler

@@ -271,13 +271,16 @@ disabled_plugins = ["io.containerd.internal.v1.opt", "io.containerd.snapshotter.
   [plugins."io.containerd.grpc.v1.cri".registry.mirrors."$REGISTRY_TLS"]
     endpoint = ["http://$REGISTRY"]
   # operator-sdk's registry pods use registry.access.redhat.com/ubi9/ubi:9.8 as init image, which
-  # `run bundle-upgrade` cannot change: that host is served by the local registry, which holds a
+  # "run bundle-upgrade" cannot change: that host is served by the local registry, which holds a
   # stand-in (hack/local-images.sh ubi) and nothing else of it.
   [plugins."io.containerd.grpc.v1.cri".registry.mirrors."registry.access.redhat.com"]
     endpoint = ["http://$REGISTRY"]
 EOF
   start_cmd containerd "$(command -v containerd)" --config "$node_dir/containerd/config.toml"
   wait_until containerd "containerd serving on $containerd_sock" ctr_ version
+  # The CRI plugin answers "server is not initialized yet" for a moment after containerd serves,
+  # and a kubelet that meets that exits ("validate CRI v1 runtime API").
+  wait_until containerd "containerd's CRI initialized" "$LOCALBIN/crictl" --runtime-endpoint "unix://$containerd_sock" info
 }
 
 # node_containers_down: stop every container and sandbox of this node's containerd (normally the
