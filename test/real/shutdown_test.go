@@ -121,9 +121,13 @@ func clientTime(t *testing.T, s string) time.Time {
 // scaled 3 -> 2 while two clients get 90 keys every 100 ms from inside the cluster:
 //
 //   - a re-hashing client, whose rule is the README's: it uses status.serverList, sorted, picks a
-//     key's server by CRC-32 of the key modulo the number of servers, re-hashes as soon as the list
-//     changes (the test polls the Memcached every 100 ms and hands it each new list) and fills a miss
-//     with a set (cache-aside). It must lose no request: every get and set answered;
+//     key's server by CRC-32 of the key modulo the number of servers, re-hashes when it learns that
+//     the list changed and fills a miss with a set (cache-aside). It learns late on purpose: the
+//     test polls the Memcached every 100 ms and hands it a new list clientLag after the change, as
+//     a client polling serverList every 2 s would. It must
+//     lose no request: every get and set answered. Without the delay the removed server is gone
+//     about 0.4 s after its deletion (measured with preStopDelaySeconds 0) and this client loses
+//     every request to it until it re-hashes (135 and 72 in two control runs by hand);
 //   - a client that never re-hashes, over the three pods' IPs, which measures how long the removed
 //     server keeps answering: at least shutdownDelay seconds after the pod was seen terminating.
 //
@@ -137,6 +141,7 @@ func TestGracefulShutdownOnScaleDown(t *testing.T) {
 		keys          = 90
 		prefix        = "gs" // the re-hashing client's keys
 		fixedPrefix   = "gf" // the other client's: each client fills its own keys
+		clientLag     = 2 * time.Second
 	)
 	g := NewWithT(t)
 	ctx := testContext(t)
@@ -179,13 +184,19 @@ func TestGracefulShutdownOnScaleDown(t *testing.T) {
 		seenTerminating, goneAt  time.Time
 		lastRunning, listChanged time.Time
 		newList                  []string
+		sent                     bool
 	)
-	for time.Since(scaled) < 2*time.Minute && goneAt.IsZero() {
+	for time.Since(scaled) < 2*time.Minute && (goneAt.IsZero() || !sent) {
 		if cur, err := getMemcached(ctx, key); err == nil && newList == nil && !slices.Equal(cur.Status.ServerList, servers) && len(cur.Status.ServerList) == 2 {
 			newList, listChanged = slices.Clone(cur.Status.ServerList), time.Now()
-			rehashing.send(t, newList)
 		}
-		if removed == nil {
+		if newList != nil && !sent && time.Since(listChanged) >= clientLag {
+			rehashing.send(t, newList)
+			sent = true
+		}
+		switch {
+		case !goneAt.IsZero(): // only the hand-off to the re-hashing client is left
+		case removed == nil:
 			all, err := instancePods(ctx, key)
 			g.Expect(err).NotTo(HaveOccurred())
 			for i := range all {
@@ -193,7 +204,7 @@ func TestGracefulShutdownOnScaleDown(t *testing.T) {
 					removed, seenTerminating = &all[i], time.Now()
 				}
 			}
-		} else {
+		default:
 			p := &corev1.Pod{}
 			err := suite.k8s.Get(ctx, client.ObjectKeyFromObject(removed), p)
 			switch {
@@ -212,6 +223,7 @@ func TestGracefulShutdownOnScaleDown(t *testing.T) {
 	g.Expect(removed).NotTo(BeNil(), "no pod turned terminating after the scale to 2")
 	g.Expect(goneAt.IsZero()).To(BeFalse(), "pod %s still exists 2 min after the scale", removed.Name)
 	g.Expect(newList).NotTo(BeNil(), "status.serverList never changed to 2 entries")
+	g.Expect(sent).To(BeTrue())
 	time.Sleep(time.Second) // a few rounds over the final list
 	rr, fr := rehashing.stop(t), fixed.stop(t)
 	suite.phases.Record(t, "shutdown: scale 3 -> 2 with two clients running", start)
@@ -251,6 +263,9 @@ func TestGracefulShutdownOnScaleDown(t *testing.T) {
 			moved++
 		}
 	}
+	switched := clientTime(t, rr.Lists[len(rr.Lists)-1].At)
+	t.Logf("re-hashing client switched lists %s after the pod was seen terminating", utils.Ms(switched.Sub(seenTerminating)))
+	g.Expect(switched.Sub(seenTerminating)).To(BeNumerically(">=", clientLag), "the client re-hashed before it was meant to")
 	t.Logf("re-hashing client: %d rounds, %d gets, %d refills (%d keys moved with the re-hash), %d failed; lists %+v; answered %v",
 		rr.Rounds, rr.Gets, rr.Refills, moved, rr.Failed, rr.Lists, rr.Answered)
 	g.Expect(rr.Failed).To(BeZero(), "the re-hashing client lost requests: %v", rr.Errors)
