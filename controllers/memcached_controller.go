@@ -172,10 +172,10 @@ func (r *MemcachedReconciler) reconcile(ctx context.Context, req ctrl.Request) (
 	}
 }
 
-// applyDesiredState creates or corrects the Deployment, Service, PodDisruptionBudget and NetworkPolicy of mc
-// (deleting the optional ones that are turned off) and records in obs what it wrote and what
-// stopped it. Each object is handled even when another fails, so one conflict does not hide the
-// rest. It is called only for a valid spec: an invalid one leaves everything as it is.
+// applyDesiredState creates or corrects the Deployment, Service, PodDisruptionBudget and
+// NetworkPolicy of mc (deleting the optional ones that are turned off) and records in obs what it
+// wrote and what stopped it. Each object is handled even when another fails, so one conflict does
+// not hide the rest. It is called only for a valid spec: an invalid one leaves everything as it is.
 func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1alpha1.Memcached, obs *observed) {
 	obs.applied = true
 	// What this reconcile created or updated, by result: one event each, not one per object (a new
@@ -397,8 +397,8 @@ func enqueueAfter(toRequests handler.MapFunc) handler.EventHandler {
 }
 
 // SetupWithManager registers the controller: it watches Memcached (except paused ones), the
-// Deployments, Services, PodDisruptionBudgets and NetworkPolicies it controls, and the pods of its instances; the
-// changes of the latter reach the queue after coalesceDelay (enqueueAfter).
+// Deployments, Services, PodDisruptionBudgets and NetworkPolicies it controls, and the pods of its
+// instances; the changes of the latter reach the queue after coalesceDelay (enqueueAfter).
 func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	pause, err := predicate.NewPause[client.Object](PauseAnnotation)
 	if err != nil {

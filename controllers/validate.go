@@ -30,6 +30,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 )
@@ -117,7 +118,8 @@ func schemaErrors(mc *cachev1alpha1.Memcached) field.ErrorList {
 	return errs
 }
 
-// gracefulShutdownErrors checks spec.gracefulShutdown (path p); unset fields have their defaults.
+// gracefulShutdownErrors checks spec.gracefulShutdown (path p). The API server fills both fields'
+// defaults before its CEL rule compares them; so does this comparison, for an object built in Go.
 func gracefulShutdownErrors(p *field.Path, g cachev1alpha1.GracefulShutdownSpec) field.ErrorList {
 	var errs field.ErrorList
 	if g.PreStopDelaySeconds != nil {
@@ -126,8 +128,10 @@ func gracefulShutdownErrors(p *field.Path, g cachev1alpha1.GracefulShutdownSpec)
 	if g.TerminationGracePeriodSeconds != nil {
 		errs = append(errs, between(p.Child("terminationGracePeriodSeconds"), int64(*g.TerminationGracePeriodSeconds), 1, 3600)...)
 	}
-	if g.PreStopDelaySeconds != nil && g.TerminationGracePeriodSeconds != nil && *g.TerminationGracePeriodSeconds <= *g.PreStopDelaySeconds {
-		errs = append(errs, field.Invalid(p.Child("terminationGracePeriodSeconds"), *g.TerminationGracePeriodSeconds,
+	delay := ptr.Deref(g.PreStopDelaySeconds, cachev1alpha1.DefaultPreStopDelaySeconds)
+	grace := ptr.Deref(g.TerminationGracePeriodSeconds, cachev1alpha1.DefaultTerminationGracePeriodSeconds)
+	if grace <= delay {
+		errs = append(errs, field.Invalid(p.Child("terminationGracePeriodSeconds"), grace,
 			"terminationGracePeriodSeconds must be greater than preStopDelaySeconds (the kubelet kills the container when the grace period ends, preStop delay included)"))
 	}
 	return errs
