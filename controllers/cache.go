@@ -19,6 +19,7 @@ package controllers
 import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -40,7 +41,8 @@ import (
 //   - Deployment: all but managed fields and metadata.annotations. Drift compares the spec and the
 //     labels, status reads the spec's replicas and the status; the annotations (revision, anything
 //     a user adds) are read by no one, and the merge patch of a drift correction never touches them.
-//   - Service and PodDisruptionBudget: all but managed fields (small; drift compares spec and labels).
+//   - Service, PodDisruptionBudget and NetworkPolicy: all but managed fields (small; drift compares
+//     spec and labels).
 func CacheOptions(namespaces []string) cache.Options {
 	managed := cache.ByObject{Label: ManagedSelector()}
 	pods := cache.ByObject{Label: ManagedSelector(), Transform: trimPod}
@@ -53,6 +55,8 @@ func CacheOptions(namespaces []string) cache.Options {
 			&corev1.Service{}:               managed,
 			&policyv1.PodDisruptionBudget{}: managed,
 			&corev1.Pod{}:                   pods,
+
+			&networkingv1.NetworkPolicy{}: managed,
 		},
 	}
 }

@@ -186,9 +186,10 @@ func tcpProbe(initialDelay, period int32) *corev1.Probe {
 // desiredDeployment builds the Deployment that runs mc's memcached servers: spec.size replicas of a
 // memcached container with the args of memcachedArgs, restricted Pod Security settings
 // (non-root uid 11211, no privilege escalation, all capabilities dropped, RuntimeDefault seccomp,
-// read-only root filesystem), TCP readiness and liveness probes on port 11211, and the scheduling
-// settings of the spec. Every map, slice and pointer it takes from mc or opts is copied: the client
-// writes into the object it returns. It sets no owner reference; the caller does.
+// read-only root filesystem), TCP readiness and liveness probes on port 11211, the graceful
+// shutdown of spec.gracefulShutdown (gracefulshutdown.go) and the scheduling settings of the spec.
+// Every map, slice and pointer it takes from mc or opts is copied: the client writes into the
+// object it returns. It sets no owner reference; the caller does.
 func desiredDeployment(mc *cachev1alpha1.Memcached, opts Options) *appsv1.Deployment {
 	podLabels := objectLabels(mc)
 	return &appsv1.Deployment{
@@ -235,6 +236,7 @@ func desiredDeployment(mc *cachev1alpha1.Memcached, opts Options) *appsv1.Deploy
 						Resources:      resources(mc),
 						ReadinessProbe: tcpProbe(0, 5),
 						LivenessProbe:  tcpProbe(10, 10),
+						Lifecycle:      lifecycle(mc),
 						SecurityContext: &corev1.SecurityContext{
 							AllowPrivilegeEscalation: ptr.To(false),
 							ReadOnlyRootFilesystem:   ptr.To(true),
@@ -242,6 +244,7 @@ func desiredDeployment(mc *cachev1alpha1.Memcached, opts Options) *appsv1.Deploy
 							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
 						},
 					}},
+					TerminationGracePeriodSeconds: terminationGracePeriodSeconds(mc),
 				},
 			},
 		},
@@ -270,6 +273,7 @@ func podSpecNeedsUpdate(live, desired *corev1.PodSpec) bool {
 		!equality.Semantic.DeepEqual(live.Affinity, desired.Affinity) ||
 		!equality.Semantic.DeepEqual(live.TopologySpreadConstraints, desired.TopologySpreadConstraints) ||
 		live.PriorityClassName != desired.PriorityClassName ||
+		!ptr.Equal(live.TerminationGracePeriodSeconds, desired.TerminationGracePeriodSeconds) ||
 		!equality.Semantic.DeepDerivative(desired.SecurityContext, live.SecurityContext) ||
 		!ptr.Equal(live.AutomountServiceAccountToken, desired.AutomountServiceAccountToken) ||
 		!ptr.Equal(live.EnableServiceLinks, desired.EnableServiceLinks) {
@@ -286,6 +290,7 @@ func podSpecNeedsUpdate(live, desired *corev1.PodSpec) bool {
 			!equality.Semantic.DeepDerivative(d.Ports, l.Ports) ||
 			!equality.Semantic.DeepDerivative(d.ReadinessProbe, l.ReadinessProbe) ||
 			!equality.Semantic.DeepDerivative(d.LivenessProbe, l.LivenessProbe) ||
+			!equality.Semantic.DeepEqual(l.Lifecycle, d.Lifecycle) ||
 			!equality.Semantic.DeepDerivative(d.SecurityContext, l.SecurityContext) {
 			return true
 		}

@@ -235,7 +235,9 @@ func serverDefaulted(d *appsv1.Deployment) *appsv1.Deployment {
 	p.RestartPolicy = corev1.RestartPolicyAlways
 	p.DNSPolicy = corev1.DNSClusterFirst
 	p.SchedulerName = corev1.DefaultSchedulerName
-	p.TerminationGracePeriodSeconds = ptr.To[int64](30)
+	if p.TerminationGracePeriodSeconds == nil {
+		p.TerminationGracePeriodSeconds = ptr.To[int64](30)
+	}
 	c := &p.Containers[0]
 	c.TerminationMessagePath = corev1.TerminationMessagePathDefault
 	c.TerminationMessagePolicy = corev1.TerminationMessageReadFile

@@ -23,17 +23,22 @@ import (
 )
 
 // DesiredObjects returns the objects the operator creates for mc with opts, in the order it
-// creates them: the Deployment, then the headless Service and the PodDisruptionBudget when the
-// spec enables them. They carry no owner reference (the reconciler adds it when it creates them).
+// creates them: the Deployment, then the headless Service, the PodDisruptionBudget and the
+// NetworkPolicy when the spec enables them. They carry no owner reference (the reconciler adds it
+// when it creates them).
 // The scale benchmark's raw-client floor (test/bench) creates exactly these, so the floor does the
 // same work the operator must do.
 func DesiredObjects(mc *cachev1alpha1.Memcached, opts Options) []client.Object {
-	objs := []client.Object{desiredDeployment(mc, opts)}
+	dep := desiredDeployment(mc, opts)
+	objs := []client.Object{dep}
 	if serviceEnabled(mc) {
 		objs = append(objs, desiredService(mc))
 	}
 	if pdbEnabled(mc) {
 		objs = append(objs, desiredPodDisruptionBudget(mc))
+	}
+	if networkPolicyEnabled(mc) {
+		objs = append(objs, desiredNetworkPolicy(mc, &dep.Spec.Template.Spec))
 	}
 	return objs
 }

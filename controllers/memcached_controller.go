@@ -26,6 +26,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -95,6 +96,7 @@ type MemcachedReconciler struct {
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=core,resources=services,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=networking.k8s.io,resources=networkpolicies,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=core,resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
@@ -170,10 +172,10 @@ func (r *MemcachedReconciler) reconcile(ctx context.Context, req ctrl.Request) (
 	}
 }
 
-// applyDesiredState creates or corrects the Deployment, Service and PodDisruptionBudget of mc
-// (deleting the optional ones that are turned off) and records in obs what it wrote and what
-// stopped it. Each object is handled even when another fails, so one conflict does not hide the
-// rest. It is called only for a valid spec: an invalid one leaves everything as it is.
+// applyDesiredState creates or corrects the Deployment, Service, PodDisruptionBudget and
+// NetworkPolicy of mc (deleting the optional ones that are turned off) and records in obs what it
+// wrote and what stopped it. Each object is handled even when another fails, so one conflict does
+// not hide the rest. It is called only for a valid spec: an invalid one leaves everything as it is.
 func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1alpha1.Memcached, obs *observed) {
 	obs.applied = true
 	// What this reconcile created or updated, by result: one event each, not one per object (a new
@@ -212,8 +214,11 @@ func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1
 		}
 	}
 
+	desiredDep := desiredDeployment(mc, r.Options)
+	// Built before apply writes into desiredDep: the policy admits the ports of the desired pods.
+	desiredNP := desiredNetworkPolicy(mc, &desiredDep.Spec.Template.Spec)
 	dep, res, err := apply(ctx, r.Client, r.APIReader, r.Scheme, mc, owned[*appsv1.Deployment]{
-		kind: "Deployment", desired: desiredDeployment(mc, r.Options), live: &appsv1.Deployment{},
+		kind: "Deployment", desired: desiredDep, live: &appsv1.Deployment{},
 		needsUpdate: deploymentNeedsUpdate, update: updateDeployment,
 	})
 	record("Deployment", dep, res, err)
@@ -240,6 +245,16 @@ func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1
 		record("PodDisruptionBudget", pdb, res, err)
 	} else {
 		r.deleteDisabled(ctx, mc, "PodDisruptionBudget", &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: deploymentName(mc), Namespace: mc.Namespace}}, obs)
+	}
+
+	if networkPolicyEnabled(mc) {
+		np, res, err := apply(ctx, r.Client, r.APIReader, r.Scheme, mc, owned[*networkingv1.NetworkPolicy]{
+			kind: "NetworkPolicy", desired: desiredNP, live: &networkingv1.NetworkPolicy{},
+			needsUpdate: networkPolicyNeedsUpdate, update: updateNetworkPolicy,
+		})
+		record("NetworkPolicy", np, res, err)
+	} else {
+		r.deleteDisabled(ctx, mc, "NetworkPolicy", &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: deploymentName(mc), Namespace: mc.Namespace}}, obs)
 	}
 }
 
@@ -382,8 +397,8 @@ func enqueueAfter(toRequests handler.MapFunc) handler.EventHandler {
 }
 
 // SetupWithManager registers the controller: it watches Memcached (except paused ones), the
-// Deployments, Services and PodDisruptionBudgets it controls, and the pods of its instances; the
-// changes of the latter reach the queue after coalesceDelay (enqueueAfter).
+// Deployments, Services, PodDisruptionBudgets and NetworkPolicies it controls, and the pods of its
+// instances; the changes of the latter reach the queue after coalesceDelay (enqueueAfter).
 func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	pause, err := predicate.NewPause[client.Object](PauseAnnotation)
 	if err != nil {
@@ -396,6 +411,7 @@ func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&appsv1.Deployment{}, enqueueAfter(controllerOf)).
 		Watches(&corev1.Service{}, enqueueAfter(controllerOf)).
 		Watches(&policyv1.PodDisruptionBudget{}, enqueueAfter(controllerOf)).
+		Watches(&networkingv1.NetworkPolicy{}, enqueueAfter(controllerOf)).
 		Watches(&corev1.Pod{}, enqueueAfter(podToMemcached)).
 		Complete(r)
 }

@@ -27,8 +27,10 @@ import (
 	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 )
@@ -111,6 +113,54 @@ func schemaErrors(mc *cachev1alpha1.Memcached) field.ErrorList {
 		errs = append(errs, field.Invalid(spec.Child("podDisruptionBudget"), "minAvailable and maxUnavailable",
 			"set at most one of minAvailable and maxUnavailable"))
 	}
+	errs = append(errs, gracefulShutdownErrors(spec.Child("gracefulShutdown"), s.GracefulShutdown)...)
+	errs = append(errs, networkPolicyErrors(spec.Child("networkPolicy"), s.NetworkPolicy)...)
+	return errs
+}
+
+// gracefulShutdownErrors checks spec.gracefulShutdown (path p). The API server fills both fields'
+// defaults before its CEL rule compares them; so does this comparison, for an object built in Go.
+func gracefulShutdownErrors(p *field.Path, g cachev1alpha1.GracefulShutdownSpec) field.ErrorList {
+	var errs field.ErrorList
+	if g.PreStopDelaySeconds != nil {
+		errs = append(errs, between(p.Child("preStopDelaySeconds"), int64(*g.PreStopDelaySeconds), 0, 300)...)
+	}
+	if g.TerminationGracePeriodSeconds != nil {
+		errs = append(errs, between(p.Child("terminationGracePeriodSeconds"), int64(*g.TerminationGracePeriodSeconds), 1, 3600)...)
+	}
+	delay := ptr.Deref(g.PreStopDelaySeconds, cachev1alpha1.DefaultPreStopDelaySeconds)
+	grace := ptr.Deref(g.TerminationGracePeriodSeconds, cachev1alpha1.DefaultTerminationGracePeriodSeconds)
+	if grace <= delay {
+		errs = append(errs, field.Invalid(p.Child("terminationGracePeriodSeconds"), grace,
+			"terminationGracePeriodSeconds must be greater than preStopDelaySeconds (the kubelet kills the container when the grace period ends, preStop delay included)"))
+	}
+	return errs
+}
+
+// networkPolicyErrors checks spec.networkPolicy (path p). The peers' selectors and ipBlock are core
+// types the API server validates again when it validates the NetworkPolicy.
+func networkPolicyErrors(p *field.Path, n cachev1alpha1.NetworkPolicySpec) field.ErrorList {
+	var errs field.ErrorList
+	if n.Enabled && len(n.From) == 0 {
+		errs = append(errs, field.Invalid(p.Child("from"), "[]",
+			"spec.networkPolicy.from must list at least one peer when the policy is enabled (an empty list would admit no client; to admit every pod of the namespace use [{podSelector: {}}])"))
+	}
+	peers := func(p *field.Path, list []networkingv1.NetworkPolicyPeer) {
+		if len(list) > 32 {
+			errs = append(errs, field.TooMany(p, len(list), 32))
+		}
+		for i, peer := range list {
+			selector := peer.PodSelector != nil || peer.NamespaceSelector != nil
+			if !selector && peer.IPBlock == nil {
+				errs = append(errs, field.Invalid(p.Index(i), "{}", "a peer must set podSelector, namespaceSelector or ipBlock"))
+			}
+			if selector && peer.IPBlock != nil {
+				errs = append(errs, field.Invalid(p.Index(i), "ipBlock", "a peer with ipBlock must not set podSelector or namespaceSelector"))
+			}
+		}
+	}
+	peers(p.Child("from"), n.From)
+	peers(p.Child("metricsFrom"), n.MetricsFrom)
 	return errs
 }
 

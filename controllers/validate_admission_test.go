@@ -68,6 +68,8 @@ func defaultedSpec() map[string]any {
 		"memcached":           map[string]any{"maxMemoryMB": 64, "maxConnections": 1024, "threads": 4, "verbosity": 0},
 		"podDisruptionBudget": map[string]any{"enabled": true},
 		"service":             map[string]any{"enabled": true},
+		"gracefulShutdown":    map[string]any{"preStopDelaySeconds": 0, "terminationGracePeriodSeconds": 30},
+		"networkPolicy":       map[string]any{"enabled": false},
 	}
 }
 

@@ -18,6 +18,7 @@ package v1alpha1
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -188,6 +189,21 @@ type MemcachedSpec struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Service"
 	Service ServiceSpec `json:"service,omitempty"`
+
+	// GracefulShutdown is how a memcached pod leaves: how long it keeps serving after it is told to
+	// stop (a preStop delay) and how long Kubernetes waits before killing it. Both fields are in the
+	// pod template, so changing them rolls the pods.
+	// +kubebuilder:default={}
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Graceful Shutdown"
+	GracefulShutdown GracefulShutdownSpec `json:"gracefulShutdown,omitempty"`
+
+	// NetworkPolicy, when enabled, restricts who may connect to the memcached pods (a NetworkPolicy
+	// named like the Memcached). Off by default.
+	// +kubebuilder:default={}
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Network Policy"
+	NetworkPolicy NetworkPolicySpec `json:"networkPolicy,omitempty"`
 }
 
 // MemcachedConfig holds memcached server settings; each maps to one memcached command-line flag
@@ -283,6 +299,97 @@ type ServiceSpec struct {
 	Enabled *bool `json:"enabled,omitempty"`
 }
 
+// Defaults of GracefulShutdownSpec (the CRD's default markers repeat them).
+const (
+	// DefaultPreStopDelaySeconds is the default of spec.gracefulShutdown.preStopDelaySeconds: no
+	// delay, so an upgrade of the operator leaves the pod template of existing instances as it was.
+	DefaultPreStopDelaySeconds = 0
+	// DefaultTerminationGracePeriodSeconds is the default of
+	// spec.gracefulShutdown.terminationGracePeriodSeconds: the Pod API's own default, 30 s.
+	DefaultTerminationGracePeriodSeconds = 30
+)
+
+// GracefulShutdownSpec configures how a memcached pod stops, during scale-down, rollouts, node
+// drains and deletion. When Kubernetes deletes a pod it removes the pod from the headless
+// Service's EndpointSlice (and so from cluster DNS) and from status.serverList at once, and in
+// parallel runs the container's preStop hook, then sends SIGTERM, on which memcached exits at once.
+// A preStop delay keeps the server answering while clients learn that it is going and re-hash its
+// keys onto the remaining servers, so a request already on its way is not refused.
+// See https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/ and
+// https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-termination.
+// +kubebuilder:validation:XValidation:rule="!has(self.preStopDelaySeconds) || !has(self.terminationGracePeriodSeconds) || self.terminationGracePeriodSeconds > self.preStopDelaySeconds",message="terminationGracePeriodSeconds must be greater than preStopDelaySeconds (the kubelet kills the container when the grace period ends, preStop delay included)",fieldPath=".terminationGracePeriodSeconds"
+type GracefulShutdownSpec struct {
+	// PreStopDelaySeconds is how long, in seconds, a memcached container keeps serving after its pod
+	// is deleted, before it receives SIGTERM: a preStop hook of the Kubernetes sleep action
+	// (lifecycle.preStop.sleep, GA since Kubernetes 1.34, no feature gate; the memcached image has
+	// no shell or sleep binary for an exec hook). 0 (the default) adds no hook.
+	//
+	// Set it to how long your clients take to notice that a server left: the EndpointSlice
+	// controller drops a deleted pod within about a second, then a client resolving the Service
+	// name holds the old answer for up to cluster DNS's TTL (CoreDNS's kubernetes plugin answers
+	// with a 5 s TTL), and a client polling status.serverList for its own interval. 5-10 s covers
+	// DNS-based clients. It is 0 by default because adding the hook changes the pod template:
+	// a non-zero default would restart the pods of every existing instance when the operator is
+	// upgraded. Changing it rolls the pods.
+	// +kubebuilder:default=0
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=300
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="PreStop Delay (seconds)",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
+	PreStopDelaySeconds *int32 `json:"preStopDelaySeconds,omitempty"`
+
+	// TerminationGracePeriodSeconds is the pods' terminationGracePeriodSeconds: how long, in
+	// seconds, Kubernetes waits after deleting a pod (preStop delay included) before it kills the
+	// container. It must be greater than preStopDelaySeconds, so memcached always gets SIGTERM
+	// before SIGKILL. Default 30, the Pod API's own default (so existing pod templates do not
+	// change); range 1-3600. Changing it rolls the pods.
+	// +kubebuilder:default=30
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=3600
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Termination Grace Period (seconds)",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	TerminationGracePeriodSeconds *int32 `json:"terminationGracePeriodSeconds,omitempty"`
+}
+
+// NetworkPolicySpec configures the NetworkPolicy the operator keeps for an instance. The policy
+// selects the instance's pods and admits ingress only to the named container ports: "memcached"
+// from the peers in from, and "metrics" (when the pods have a port of that name, the exporter
+// sidecar's) from the peers in metricsFrom. All other ingress to the pods is denied; egress is not
+// restricted. It takes effect only where the cluster's network plugin enforces NetworkPolicies.
+// +kubebuilder:validation:XValidation:rule="!has(self.enabled) || !self.enabled || (has(self.from) && size(self.from) > 0)",message="spec.networkPolicy.from must list at least one peer when the policy is enabled (an empty list would admit no client; to admit every pod of the namespace use [{podSelector: {}}])",fieldPath=".from"
+type NetworkPolicySpec struct {
+	// Enabled creates the NetworkPolicy named like the Memcached (default false); false deletes the
+	// operator's one.
+	// +kubebuilder:default=false
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Enabled",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch"}
+	Enabled bool `json:"enabled,omitempty"`
+
+	// From are the peers admitted to memcached's port (the ingress rule's from, in the
+	// networking.k8s.io/v1 NetworkPolicyPeer form: a podSelector, a namespaceSelector, both, or an
+	// ipBlock). At least one when enabled: `[{podSelector: {}}]` admits every pod of the
+	// instance's namespace, `[{namespaceSelector: {}}]` every pod of the cluster.
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:XValidation:rule="has(self.podSelector) || has(self.namespaceSelector) || has(self.ipBlock)",message="a peer must set podSelector, namespaceSelector or ipBlock"
+	// +kubebuilder:validation:items:XValidation:rule="!has(self.ipBlock) || (!has(self.podSelector) && !has(self.namespaceSelector))",message="a peer with ipBlock must not set podSelector or namespaceSelector"
+	// +listType=atomic
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Clients",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	From []networkingv1.NetworkPolicyPeer `json:"from,omitempty"`
+
+	// MetricsFrom are the peers admitted to the pods' "metrics" port (e.g. the monitoring
+	// namespace: `[{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: monitoring}}}]`).
+	// The rule is added only when the pods have a container port named "metrics"; when the list is
+	// empty, that port admits no one.
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:XValidation:rule="has(self.podSelector) || has(self.namespaceSelector) || has(self.ipBlock)",message="a peer must set podSelector, namespaceSelector or ipBlock"
+	// +kubebuilder:validation:items:XValidation:rule="!has(self.ipBlock) || (!has(self.podSelector) && !has(self.namespaceSelector))",message="a peer with ipBlock must not set podSelector or namespaceSelector"
+	// +listType=atomic
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Metrics Scrapers",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	MetricsFrom []networkingv1.NetworkPolicyPeer `json:"metricsFrom,omitempty"`
+}
+
 // MemcachedStatus is the observed state of a Memcached, computed by the operator.
 type MemcachedStatus struct {
 	// Nodes are the names of the instance's memcached pods that are not terminating, sorted.
@@ -335,7 +442,7 @@ type MemcachedStatus struct {
 // RBAC rule as a removed API, operator-framework/api#378).
 
 // Memcached is a memcached cache: a Deployment of memcached servers, a headless Service for client
-// discovery and a PodDisruptionBudget, kept in the state its spec describes.
+// discovery, a PodDisruptionBudget and optionally a NetworkPolicy, kept in the state its spec describes.
 // +kubebuilder:object:root=true
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63 && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be a DNS-1035 label of at most 63 characters: it names the Service and labels the pods"
 // +kubebuilder:resource:shortName=mc,categories=all
@@ -345,7 +452,7 @@ type MemcachedStatus struct {
 // +kubebuilder:printcolumn:name="Ready",type=integer,JSONPath=`.status.readyReplicas`
 // +kubebuilder:printcolumn:name="Available",type=string,JSONPath=`.status.conditions[?(@.type=="Available")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
-// +operator-sdk:csv:customresourcedefinitions:displayName="Memcached",resources={{Deployment,v1,""},{Service,v1,""},{PodDisruptionBudget,v1,""},{Pod,v1,""},{Event,v1,""}}
+// +operator-sdk:csv:customresourcedefinitions:displayName="Memcached",resources={{Deployment,v1,""},{Service,v1,""},{PodDisruptionBudget,v1,""},{NetworkPolicy,v1,""},{Pod,v1,""},{Event,v1,""}}
 type Memcached struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

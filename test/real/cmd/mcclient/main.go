@@ -28,6 +28,10 @@ limitations under the License.
 //	mcclient watch -servers H:P,... -prefix K -n N [-interval 200ms] [-duration 15m]
 //	                                                 every interval get each key from the server
 //	                                                 memcache.Pick chose, until stdin closes
+//	mcclient rehash -prefix K -n N [-interval 100ms] [-timeout 1s]
+//	                                                 server lists on stdin, one a line: get each key
+//	                                                 from its server over the latest list, fill a
+//	                                                 miss with a set, until stdin closes (rehash.go)
 //
 // Keys are memcache.Key(prefix, i) for i in [0, n); values memcache.Value(key).
 package main
@@ -68,7 +72,8 @@ func main() {
 	url := fs.String("url", "", "URL (https-get)")
 	tokenStdin := fs.Bool("token-stdin", false, "read a bearer token from stdin (https-get)")
 	interval := fs.Duration("interval", 200*time.Millisecond, "time between two rounds (watch)")
-	duration := fs.Duration("duration", 15*time.Minute, "longest watch, when stdin stays open (watch)")
+	duration := fs.Duration("duration", 15*time.Minute, "longest watch, when stdin stays open (watch, rehash)")
+	dialTimeout := fs.Duration("timeout", time.Second, "dial and request timeout (rehash)")
 	_ = fs.Parse(args)
 
 	var report any
@@ -95,6 +100,9 @@ func main() {
 	case "watch":
 		r := watch(splitList(*servers), *prefix, *n, *interval, *duration)
 		report, errs = r, r.Errors
+	case "rehash":
+		r := rehash(*prefix, *n, *interval, *duration, *dialTimeout)
+		report, errs = r, r.Errors
 	default:
 		usage()
 	}
@@ -111,7 +119,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: mcclient idle|servers|service|hashset|locate|https-get|watch [flags] (see the package doc)")
+	fmt.Fprintln(os.Stderr, "usage: mcclient idle|servers|service|hashset|locate|https-get|watch|rehash [flags] (see the package doc)")
 	os.Exit(2)
 }
 

@@ -1,0 +1,271 @@
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"maps"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+)
+
+func init() { maps.Copy(ruleCases, gracefulShutdownRuleCases) }
+
+// gracefulShutdownRuleCases are the TestGoValidationMatchesAdmission inputs of spec.gracefulShutdown
+// (merged into ruleCases): each bound and the CEL rule, refused and accepted at their edges.
+var gracefulShutdownRuleCases = map[string]ruleCase{
+	"preStopDelaySeconds -1":             {rule: ".spec.gracefulShutdown.preStopDelaySeconds minimum", spec: gracefulShutdownCfg(-1, 30), field: "spec.gracefulShutdown.preStopDelaySeconds"},
+	"preStopDelaySeconds 301":            {rule: ".spec.gracefulShutdown.preStopDelaySeconds maximum", spec: gracefulShutdownCfg(301, 3600), field: "spec.gracefulShutdown.preStopDelaySeconds"},
+	"preStopDelaySeconds 300 of 301":     {spec: gracefulShutdownCfg(300, 301)},
+	"terminationGracePeriodSeconds 0":    {rule: ".spec.gracefulShutdown.terminationGracePeriodSeconds minimum", spec: gracefulShutdownCfg(0, 0), field: "spec.gracefulShutdown.terminationGracePeriodSeconds"},
+	"terminationGracePeriodSeconds 3601": {rule: ".spec.gracefulShutdown.terminationGracePeriodSeconds maximum", spec: gracefulShutdownCfg(0, 3601), field: "spec.gracefulShutdown.terminationGracePeriodSeconds"},
+	"terminationGracePeriodSeconds 1":    {spec: gracefulShutdownCfg(0, 1)},
+	"grace equal to the delay":           {rule: ".spec.gracefulShutdown rule#0", spec: gracefulShutdownCfg(10, 10), field: "spec.gracefulShutdown.terminationGracePeriodSeconds"},
+	"grace below the delay":              {rule: ".spec.gracefulShutdown rule#0", spec: gracefulShutdownCfg(60, 30), field: "spec.gracefulShutdown.terminationGracePeriodSeconds"},
+	"grace one above the delay":          {spec: gracefulShutdownCfg(10, 11)},
+	// The default grace period (30) applies to a delay given alone: admission defaults, then checks.
+	"delay 30 with the default grace": {rule: ".spec.gracefulShutdown rule#0", spec: map[string]any{"gracefulShutdown": map[string]any{"preStopDelaySeconds": 30}}, field: "spec.gracefulShutdown.terminationGracePeriodSeconds"},
+}
+
+// gracefulShutdownCfg is a spec with only spec.gracefulShutdown set.
+func gracefulShutdownCfg(delay, grace int) map[string]any {
+	return map[string]any{"gracefulShutdown": map[string]any{"preStopDelaySeconds": delay, "terminationGracePeriodSeconds": grace}}
+}
+
+// shutdown returns a mutation setting spec.gracefulShutdown (nil: leave the field unset).
+func shutdown(delay, grace *int32) func(*cachev1alpha1.Memcached) {
+	return func(mc *cachev1alpha1.Memcached) {
+		mc.Spec.GracefulShutdown = cachev1alpha1.GracefulShutdownSpec{PreStopDelaySeconds: delay, TerminationGracePeriodSeconds: grace}
+	}
+}
+
+// The pod template carries the preStop sleep and the grace period of spec.gracefulShutdown; the
+// defaults (no delay, 30 s) add no hook and equal the Pod API's default, so the pod template of an
+// instance created before the field existed does not change.
+func TestGracefulShutdownInPodTemplate(t *testing.T) {
+	tests := map[string]struct {
+		mutate    func(*cachev1alpha1.Memcached)
+		wantSleep *int64 // nil: no lifecycle at all
+		wantGrace int64
+	}{
+		"unset (built in Go): defaults": {mutate: shutdown(nil, nil), wantGrace: 30},
+		"CRD defaults":                  {mutate: shutdown(ptr.To[int32](0), ptr.To[int32](30)), wantGrace: 30},
+		"delay 10, grace 30":            {mutate: shutdown(ptr.To[int32](10), ptr.To[int32](30)), wantSleep: ptr.To[int64](10), wantGrace: 30},
+		"delay 1, grace 2":              {mutate: shutdown(ptr.To[int32](1), ptr.To[int32](2)), wantSleep: ptr.To[int64](1), wantGrace: 2},
+		"delay 300, grace 3600":         {mutate: shutdown(ptr.To[int32](300), ptr.To[int32](3600)), wantSleep: ptr.To[int64](300), wantGrace: 3600},
+		"grace only":                    {mutate: shutdown(nil, ptr.To[int32](5)), wantGrace: 5},
+		"delay only (grace default)":    {mutate: shutdown(ptr.To[int32](7), nil), wantSleep: ptr.To[int64](7), wantGrace: 30},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			ps := desiredDeployment(defaulted("cache", tc.mutate), Options{DefaultImage: "img:1"}).Spec.Template.Spec
+			expect(t, "terminationGracePeriodSeconds", ps.TerminationGracePeriodSeconds, ptr.To(tc.wantGrace))
+			lc := ps.Containers[0].Lifecycle
+			if tc.wantSleep == nil {
+				if lc != nil {
+					t.Fatalf("lifecycle = %+v, want none", lc)
+				}
+				return
+			}
+			want := &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: *tc.wantSleep}}}
+			expect(t, "lifecycle", lc, want)
+		})
+	}
+}
+
+// Graceful shutdown is drift-corrected: a hook or grace period edited in the Deployment is
+// reverted, a spec change reaches it, and the server-defaulted copy of what we built is no drift.
+func TestGracefulShutdownDrift(t *testing.T) {
+	withDelay := desiredDeployment(defaulted("cache", shutdown(ptr.To[int32](10), ptr.To[int32](45))), Options{DefaultImage: "img:1"})
+	noDelay := desiredDeployment(defaulted("cache"), Options{DefaultImage: "img:1"})
+	tests := map[string]struct {
+		live, desired *appsv1.Deployment
+		mutate        func(d *appsv1.Deployment)
+		want          bool
+	}{
+		"as built, server-defaulted": {live: withDelay, desired: withDelay, mutate: func(*appsv1.Deployment) {}, want: false},
+		"defaults, server-defaulted": {live: noDelay, desired: noDelay, mutate: func(*appsv1.Deployment) {}, want: false},
+		"hook removed by hand":       {live: withDelay, desired: withDelay, mutate: func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Lifecycle = nil }, want: true},
+		"sleep changed by hand":      {live: withDelay, desired: withDelay, mutate: func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Lifecycle.PreStop.Sleep.Seconds = 1 }, want: true},
+		"hook added by hand": {live: noDelay, desired: noDelay, mutate: func(d *appsv1.Deployment) {
+			d.Spec.Template.Spec.Containers[0].Lifecycle = withDelay.Spec.Template.Spec.Containers[0].Lifecycle.DeepCopy()
+		}, want: true},
+		"grace period changed":   {live: withDelay, desired: withDelay, mutate: func(d *appsv1.Deployment) { d.Spec.Template.Spec.TerminationGracePeriodSeconds = ptr.To[int64](30) }, want: true},
+		"spec: delay turned off": {live: withDelay, desired: noDelay, mutate: func(*appsv1.Deployment) {}, want: true},
+		"spec: delay turned on":  {live: noDelay, desired: withDelay, mutate: func(*appsv1.Deployment) {}, want: true},
+		"stop signal added by hand": {live: withDelay, desired: withDelay, mutate: func(d *appsv1.Deployment) {
+			d.Spec.Template.Spec.Containers[0].Lifecycle.StopSignal = ptr.To(corev1.SIGINT)
+		}, want: true},
+		"postStart hook added by hand": {live: withDelay, desired: withDelay, mutate: func(d *appsv1.Deployment) {
+			d.Spec.Template.Spec.Containers[0].Lifecycle.PostStart = &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: 1}}
+		}, want: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			live := serverDefaulted(tc.live)
+			tc.mutate(live)
+			if got := deploymentNeedsUpdate(live, tc.desired); got != tc.want {
+				t.Fatalf("deploymentNeedsUpdate() = %v, want %v", got, tc.want)
+			}
+			updateDeployment(live, tc.desired)
+			if deploymentNeedsUpdate(live, tc.desired) {
+				t.Fatal("still needs an update after updateDeployment")
+			}
+		})
+	}
+}
+
+// spec.gracefulShutdown reaches the Deployment's pod template: the CRD defaults (no delay, 30 s)
+// leave it as it was before the field existed (no hook, the Pod API's default grace period); a
+// delay adds the preStop sleep; a hand edit is reverted; turning the delay off removes the hook;
+// and the steady state writes nothing.
+func TestGracefulShutdownReconciled(t *testing.T) {
+	g := NewWithT(t)
+	const ns, name = "t-shutdown", "gs1"
+	g.Expect(k8sClient.Create(testCtx, newMemcached(ns, name, 2))).To(Succeed())
+	pod := func(g Gomega) *corev1.PodSpec {
+		d := &appsv1.Deployment{}
+		g.Expect(k8sClient.Get(testCtx, key(ns, name), d)).To(Succeed())
+		return &d.Spec.Template.Spec
+	}
+	g.Eventually(func(g Gomega) { pod(g) }, timeout, interval).Should(Succeed())
+	stored := getMemcached(g, ns, name).Spec.GracefulShutdown
+	g.Expect(stored.PreStopDelaySeconds).To(HaveValue(BeZero()), "CRD default")
+	g.Expect(stored.TerminationGracePeriodSeconds).To(HaveValue(Equal(int32(30))), "CRD default")
+	g.Expect(pod(g).Containers[0].Lifecycle).To(BeNil())
+	g.Expect(pod(g).TerminationGracePeriodSeconds).To(HaveValue(Equal(int64(30))))
+
+	patch := client.RawPatch(types.MergePatchType, []byte(`{"spec":{"gracefulShutdown":{"preStopDelaySeconds":7,"terminationGracePeriodSeconds":40}}}`))
+	g.Expect(k8sClient.Patch(testCtx, getMemcached(g, ns, name), patch)).To(Succeed())
+	wantHook := &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: 7}}}
+	g.Eventually(func(g Gomega) {
+		ps := pod(g)
+		g.Expect(ps.Containers[0].Lifecycle).To(Equal(wantHook))
+		g.Expect(ps.TerminationGracePeriodSeconds).To(HaveValue(Equal(int64(40))))
+	}, timeout, interval).Should(Succeed())
+
+	t.Run("hand edits reverted", func(t *testing.T) {
+		g := NewWithT(t)
+		g.Eventually(func() error {
+			d := &appsv1.Deployment{}
+			if err := k8sClient.Get(testCtx, key(ns, name), d); err != nil {
+				return err
+			}
+			d.Spec.Template.Spec.Containers[0].Lifecycle = nil
+			d.Spec.Template.Spec.TerminationGracePeriodSeconds = ptr.To[int64](1)
+			return k8sClient.Update(testCtx, d)
+		}, timeout, interval).Should(Succeed())
+		g.Eventually(func(g Gomega) {
+			ps := pod(g)
+			g.Expect(ps.Containers[0].Lifecycle).To(Equal(wantHook))
+			g.Expect(ps.TerminationGracePeriodSeconds).To(HaveValue(Equal(int64(40))))
+		}, timeout, interval).Should(Succeed())
+	})
+
+	t.Run("steady state makes no writes", func(t *testing.T) {
+		g := NewWithT(t)
+		before := settledWritesIn(g, ns, time.Second)
+		d := &appsv1.Deployment{}
+		g.Expect(k8sClient.Get(testCtx, key(ns, name), d)).To(Succeed())
+		g.Consistently(func(g Gomega) {
+			now := &appsv1.Deployment{}
+			g.Expect(k8sClient.Get(testCtx, key(ns, name), now)).To(Succeed())
+			g.Expect(now.ResourceVersion).To(Equal(d.ResourceVersion))
+		}, 3*time.Second, 250*time.Millisecond).Should(Succeed())
+		g.Expect(writesIn(ns)).To(Equal(before), "no writes in a quiet 3s window")
+	})
+
+	t.Run("delay turned off: hook removed", func(t *testing.T) {
+		g := NewWithT(t)
+		patch := client.RawPatch(types.MergePatchType, []byte(`{"spec":{"gracefulShutdown":{"preStopDelaySeconds":0}}}`))
+		g.Expect(k8sClient.Patch(testCtx, getMemcached(g, ns, name), patch)).To(Succeed())
+		g.Eventually(func(g Gomega) {
+			ps := pod(g)
+			g.Expect(ps.Containers[0].Lifecycle).To(BeNil())
+			g.Expect(ps.TerminationGracePeriodSeconds).To(HaveValue(Equal(int64(40))))
+		}, timeout, interval).Should(Succeed())
+	})
+}
+
+// An instance deployed by an operator that predates spec.gracefulShutdown (its pod template has no
+// lifecycle and leaves terminationGracePeriodSeconds to the API server's default) is not written
+// by this one: the CRD defaults build the same pod template, so upgrading the operator does not
+// roll memcached pods (the promise test/olm's upgrade tests check end to end).
+func TestGracefulShutdownDefaultsKeepAnOlderPodTemplate(t *testing.T) {
+	g := NewWithT(t)
+	const ns, name = "t-shutdown", "older"
+	mc := newMemcached(ns, name, 2)
+	mc.Annotations = map[string]string{PauseAnnotation: "true"}
+	g.Expect(k8sClient.Create(testCtx, mc)).To(Succeed())
+	mc = getMemcached(g, ns, name)
+
+	// The Deployment as the previous release built it.
+	old := desiredDeployment(mc, Options{DefaultImage: testImage})
+	old.Spec.Template.Spec.TerminationGracePeriodSeconds = nil
+	old.Spec.Template.Spec.Containers[0].Lifecycle = nil
+	g.Expect(controllerutil.SetControllerReference(mc, old, k8sClient.Scheme())).To(Succeed())
+	g.Expect(k8sClient.Create(testCtx, old)).To(Succeed())
+	g.Expect(old.Spec.Template.Spec.TerminationGracePeriodSeconds).To(HaveValue(Equal(int64(30))), "the API server's default")
+
+	patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"`+PauseAnnotation+`":null}}}`))
+	g.Expect(k8sClient.Patch(testCtx, getMemcached(g, ns, name), patch)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		mc := getMemcached(g, ns, name)
+		g.Expect(mc.Status.ObservedGeneration).To(Equal(mc.Generation))
+		g.Expect(k8sClient.Get(testCtx, key(ns, name), &corev1.Service{})).To(Succeed(), "reconciled")
+	}, timeout, interval).Should(Succeed())
+	g.Consistently(func(g Gomega) {
+		d := &appsv1.Deployment{}
+		g.Expect(k8sClient.Get(testCtx, key(ns, name), d)).To(Succeed())
+		g.Expect(d.ResourceVersion).To(Equal(old.ResourceVersion), "the older Deployment must not be written")
+	}, 2*time.Second, 200*time.Millisecond).Should(Succeed())
+}
+
+// The Go twin of the CEL rule compares the fields with their defaults filled, as the API server
+// does before it evaluates the rule, so an object built in Go is judged like a stored one.
+func TestGracefulShutdownErrorsWithDefaults(t *testing.T) {
+	tests := map[string]struct {
+		delay, grace *int32
+		wantErr      bool
+	}{
+		"both unset":                         {},
+		"delay 29, grace unset (30)":         {delay: ptr.To[int32](29)},
+		"delay 30, grace unset (30)":         {delay: ptr.To[int32](30), wantErr: true},
+		"delay unset (0), grace 1":           {grace: ptr.To[int32](1)},
+		"delay 10, grace 10":                 {delay: ptr.To[int32](10), grace: ptr.To[int32](10), wantErr: true},
+		"delay 301 out of range, grace 3600": {delay: ptr.To[int32](301), grace: ptr.To[int32](3600), wantErr: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			errs := gracefulShutdownErrors(field.NewPath("spec", "gracefulShutdown"),
+				cachev1alpha1.GracefulShutdownSpec{PreStopDelaySeconds: tc.delay, TerminationGracePeriodSeconds: tc.grace})
+			if got := len(errs) > 0; got != tc.wantErr {
+				t.Fatalf("errors %v, want an error: %v", errs, tc.wantErr)
+			}
+		})
+	}
+}

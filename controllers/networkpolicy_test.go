@@ -1,0 +1,273 @@
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"maps"
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+)
+
+func init() {
+	maps.Copy(ruleCases, networkPolicyRuleCases)
+	// The peers' selectors and ipBlock are core types (networking.k8s.io/v1 NetworkPolicyPeer) that
+	// the API server validates again when it validates the NetworkPolicy.
+	for _, list := range []string{"from", "metricsFrom"} {
+		for _, f := range []string{"podSelector", "namespaceSelector", "ipBlock"} {
+			coreSubtrees = append(coreSubtrees, ".spec.networkPolicy."+list+".items."+f)
+		}
+	}
+}
+
+// peerMap is a NetworkPolicyPeer selecting pods labelled role=client, as JSON.
+func peerMap() map[string]any {
+	return map[string]any{"podSelector": map[string]any{"matchLabels": map[string]any{"role": "client"}}}
+}
+
+// netpolCfg is a spec with only spec.networkPolicy set.
+func netpolCfg(enabled bool, from, metricsFrom []any) map[string]any {
+	np := map[string]any{"enabled": enabled}
+	if from != nil {
+		np["from"] = from
+	}
+	if metricsFrom != nil {
+		np["metricsFrom"] = metricsFrom
+	}
+	return map[string]any{"networkPolicy": np}
+}
+
+// networkPolicyRuleCases are the TestGoValidationMatchesAdmission inputs of spec.networkPolicy
+// (merged into ruleCases).
+var networkPolicyRuleCases = map[string]ruleCase{
+	"netpol enabled without peers":  {rule: ".spec.networkPolicy rule#0", spec: netpolCfg(true, nil, nil), field: "spec.networkPolicy.from"},
+	"netpol enabled, empty from":    {rule: ".spec.networkPolicy rule#0", spec: netpolCfg(true, []any{}, []any{peerMap()}), field: "spec.networkPolicy.from"},
+	"netpol disabled without peers": {spec: netpolCfg(false, nil, nil)},
+	"netpol disabled with peers":    {spec: netpolCfg(false, []any{peerMap()}, nil)},
+	"netpol enabled, one peer":      {spec: netpolCfg(true, []any{peerMap()}, nil)},
+	"netpol every pod of the namespace, monitoring namespace": {spec: netpolCfg(true,
+		[]any{map[string]any{"podSelector": map[string]any{}}},
+		[]any{map[string]any{"namespaceSelector": map[string]any{"matchLabels": map[string]any{"kubernetes.io/metadata.name": "monitoring"}}}})},
+	"netpol pod and namespace selector": {spec: netpolCfg(true, []any{map[string]any{"podSelector": map[string]any{}, "namespaceSelector": map[string]any{}}}, nil)},
+	"netpol ipBlock":                    {spec: netpolCfg(true, []any{map[string]any{"ipBlock": map[string]any{"cidr": "10.0.0.0/8"}}}, nil)},
+	"netpol 32 peers":                   {spec: netpolCfg(true, slices.Repeat([]any{peerMap()}, 32), slices.Repeat([]any{peerMap()}, 32))},
+	"netpol 33 peers":                   {rule: ".spec.networkPolicy.from maxItems", spec: netpolCfg(true, slices.Repeat([]any{peerMap()}, 33), nil), field: "spec.networkPolicy.from"},
+	"netpol 33 metrics peers":           {rule: ".spec.networkPolicy.metricsFrom maxItems", spec: netpolCfg(true, []any{peerMap()}, slices.Repeat([]any{peerMap()}, 33)), field: "spec.networkPolicy.metricsFrom"},
+	"netpol empty peer":                 {rule: ".spec.networkPolicy.from.items rule#0", spec: netpolCfg(true, []any{peerMap(), map[string]any{}}, nil), field: "spec.networkPolicy.from[1]"},
+	"netpol empty peer, disabled":       {rule: ".spec.networkPolicy.from.items rule#0", spec: netpolCfg(false, []any{map[string]any{}}, nil), field: "spec.networkPolicy.from[0]"},
+	"netpol ipBlock with a selector": {rule: ".spec.networkPolicy.from.items rule#1", spec: netpolCfg(true,
+		[]any{map[string]any{"ipBlock": map[string]any{"cidr": "10.0.0.0/8"}, "podSelector": map[string]any{}}}, nil), field: "spec.networkPolicy.from[0]"},
+	"netpol empty metrics peer": {rule: ".spec.networkPolicy.metricsFrom.items rule#0", spec: netpolCfg(true, []any{peerMap()}, []any{map[string]any{}}), field: "spec.networkPolicy.metricsFrom[0]"},
+	"netpol metrics ipBlock with a selector": {rule: ".spec.networkPolicy.metricsFrom.items rule#1", spec: netpolCfg(true, []any{peerMap()},
+		[]any{map[string]any{"ipBlock": map[string]any{"cidr": "10.0.0.0/8"}, "namespaceSelector": map[string]any{}}}), field: "spec.networkPolicy.metricsFrom[0]"},
+}
+
+var (
+	// clientPeer admits the pods labelled role=client of the instance's namespace.
+	clientPeer = networkingv1.NetworkPolicyPeer{PodSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"role": "client"}}}
+	// monitoringPeer admits every pod of the namespace named monitoring.
+	monitoringPeer = networkingv1.NetworkPolicyPeer{NamespaceSelector: &metav1.LabelSelector{
+		MatchLabels: map[string]string{"kubernetes.io/metadata.name": "monitoring"}}}
+	// cidrPeer admits addresses of a CIDR.
+	cidrPeer = networkingv1.NetworkPolicyPeer{IPBlock: &networkingv1.IPBlock{CIDR: "10.0.0.0/8", Except: []string{"10.1.0.0/16"}}}
+)
+
+// netpol returns a mutation enabling spec.networkPolicy with the given peers.
+func netpol(from, metricsFrom []networkingv1.NetworkPolicyPeer) func(*cachev1alpha1.Memcached) {
+	return func(mc *cachev1alpha1.Memcached) {
+		mc.Spec.NetworkPolicy = cachev1alpha1.NetworkPolicySpec{Enabled: true, From: from, MetricsFrom: metricsFrom}
+	}
+}
+
+// withMetricsPort returns the memcached pod spec of mc with a sidecar declaring a "metrics" port,
+// as the exporter sidecar's pod template has.
+func withMetricsPort(mc *cachev1alpha1.Memcached) *corev1.PodSpec {
+	ps := desiredDeployment(mc, Options{DefaultImage: "img:1"}).Spec.Template.Spec.DeepCopy()
+	ps.Containers = append(ps.Containers, corev1.Container{Name: "exporter", Ports: []corev1.ContainerPort{{Name: "metrics", ContainerPort: 9150}}})
+	return ps
+}
+
+// ingressRule is the rule admitting TCP to a named port from peers.
+func ingressRule(port string, from ...networkingv1.NetworkPolicyPeer) networkingv1.NetworkPolicyIngressRule {
+	return networkingv1.NetworkPolicyIngressRule{
+		Ports: []networkingv1.NetworkPolicyPort{{Protocol: ptr.To(corev1.ProtocolTCP), Port: ptr.To(intstr.FromString(port))}},
+		From:  from,
+	}
+}
+
+// The NetworkPolicy selects the instance's pods, denies every other ingress, admits the memcached
+// port from spec.networkPolicy.from and the metrics port from metricsFrom only when the desired pod
+// template has a port named "metrics".
+func TestDesiredNetworkPolicy(t *testing.T) {
+	tests := map[string]struct {
+		mutate       func(*cachev1alpha1.Memcached)
+		metricsPort  bool
+		wantIngress  []networkingv1.NetworkPolicyIngressRule
+		wantDisabled bool
+	}{
+		"default: disabled": {mutate: func(*cachev1alpha1.Memcached) {}, wantDisabled: true},
+		"clients only": {
+			mutate:      netpol([]networkingv1.NetworkPolicyPeer{clientPeer}, nil),
+			wantIngress: []networkingv1.NetworkPolicyIngressRule{ingressRule("memcached", clientPeer)},
+		},
+		"several peers, ipBlock included": {
+			mutate:      netpol([]networkingv1.NetworkPolicyPeer{clientPeer, monitoringPeer, cidrPeer}, nil),
+			wantIngress: []networkingv1.NetworkPolicyIngressRule{ingressRule("memcached", clientPeer, monitoringPeer, cidrPeer)},
+		},
+		"metricsFrom without a metrics port: no metrics rule": {
+			mutate:      netpol([]networkingv1.NetworkPolicyPeer{clientPeer}, []networkingv1.NetworkPolicyPeer{monitoringPeer}),
+			wantIngress: []networkingv1.NetworkPolicyIngressRule{ingressRule("memcached", clientPeer)},
+		},
+		"metricsFrom with a metrics port": {
+			mutate:      netpol([]networkingv1.NetworkPolicyPeer{clientPeer}, []networkingv1.NetworkPolicyPeer{monitoringPeer}),
+			metricsPort: true,
+			wantIngress: []networkingv1.NetworkPolicyIngressRule{ingressRule("memcached", clientPeer), ingressRule("metrics", monitoringPeer)},
+		},
+		"metrics port, empty metricsFrom: the port admits no one": {
+			mutate:      netpol([]networkingv1.NetworkPolicyPeer{clientPeer}, nil),
+			metricsPort: true,
+			wantIngress: []networkingv1.NetworkPolicyIngressRule{ingressRule("memcached", clientPeer)},
+		},
+		// Admission refuses this (a peer is required when enabled); stored under an older CRD it
+		// must still not become a rule without peers, which would admit everyone.
+		"no peers: no rule, every ingress denied": {mutate: netpol(nil, nil), wantIngress: nil},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			mc := defaulted("cache", tc.mutate)
+			if got := networkPolicyEnabled(mc); got == tc.wantDisabled {
+				t.Fatalf("networkPolicyEnabled() = %v", got)
+			}
+			ps := &desiredDeployment(mc, Options{DefaultImage: "img:1"}).Spec.Template.Spec
+			if tc.metricsPort {
+				ps = withMetricsPort(mc)
+			}
+			np := desiredNetworkPolicy(mc, ps)
+			expect(t, "name", np.Name, "cache")
+			expect(t, "namespace", np.Namespace, "ns")
+			expect(t, "labels", np.Labels, objectLabels(mc))
+			expect(t, "podSelector", np.Spec.PodSelector, metav1.LabelSelector{MatchLabels: selectorLabels(mc)})
+			expect(t, "policyTypes", np.Spec.PolicyTypes, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress})
+			expect(t, "egress", np.Spec.Egress, []networkingv1.NetworkPolicyEgressRule(nil))
+			expect(t, "ingress", np.Spec.Ingress, tc.wantIngress)
+			for _, r := range np.Spec.Ingress {
+				if len(r.From) == 0 {
+					t.Errorf("an ingress rule without peers admits every source: %+v", r)
+				}
+			}
+		})
+	}
+}
+
+// The policy's pod selector is the Deployment's: it selects exactly the instance's pods.
+func TestNetworkPolicySelectsTheInstancePods(t *testing.T) {
+	mc := defaulted("cache", netpol([]networkingv1.NetworkPolicyPeer{clientPeer}, nil))
+	dep := desiredDeployment(mc, Options{})
+	np := desiredNetworkPolicy(mc, &dep.Spec.Template.Spec)
+	expect(t, "podSelector", np.Spec.PodSelector, *dep.Spec.Selector)
+	if !templateHasPort(&dep.Spec.Template.Spec, portName) {
+		t.Fatalf("the memcached container has no port named %q: the policy's rule would admit nothing", portName)
+	}
+}
+
+func TestNetworkPolicyNeedsUpdate(t *testing.T) {
+	mc := defaulted("cache", netpol([]networkingv1.NetworkPolicyPeer{clientPeer}, []networkingv1.NetworkPolicyPeer{monitoringPeer}))
+	desired := desiredNetworkPolicy(mc, withMetricsPort(mc))
+	tests := map[string]struct {
+		mutate func(np *networkingv1.NetworkPolicy)
+		want   bool
+	}{
+		"as built, with a foreign label and annotation": {mutate: func(np *networkingv1.NetworkPolicy) {
+			np.Labels["extra"] = "kept"
+			np.Annotations = map[string]string{"note": "kept"}
+		}, want: false},
+		"empty selector maps as the API server returns them": {mutate: func(np *networkingv1.NetworkPolicy) {
+			np.Spec.Ingress[0].From[0].PodSelector.MatchExpressions = []metav1.LabelSelectorRequirement{}
+		}, want: false},
+		"peer changed": {mutate: func(np *networkingv1.NetworkPolicy) {
+			np.Spec.Ingress[0].From[0].PodSelector.MatchLabels["role"] = "anyone"
+		}, want: true},
+		"peers removed (would admit everyone)": {mutate: func(np *networkingv1.NetworkPolicy) { np.Spec.Ingress[0].From = nil }, want: true},
+		"rule added by hand": {mutate: func(np *networkingv1.NetworkPolicy) {
+			np.Spec.Ingress = append(np.Spec.Ingress, networkingv1.NetworkPolicyIngressRule{})
+		}, want: true},
+		"metrics rule removed": {mutate: func(np *networkingv1.NetworkPolicy) { np.Spec.Ingress = np.Spec.Ingress[:1] }, want: true},
+		"port changed": {mutate: func(np *networkingv1.NetworkPolicy) {
+			np.Spec.Ingress[0].Ports[0].Port = ptr.To(intstr.FromInt32(11211))
+		}, want: true},
+		"egress policy added": {mutate: func(np *networkingv1.NetworkPolicy) {
+			np.Spec.PolicyTypes = append(np.Spec.PolicyTypes, networkingv1.PolicyTypeEgress)
+		}, want: true},
+		"pod selector widened": {mutate: func(np *networkingv1.NetworkPolicy) { np.Spec.PodSelector = metav1.LabelSelector{} }, want: true},
+		"our label removed":    {mutate: func(np *networkingv1.NetworkPolicy) { delete(np.Labels, LabelManagedBy) }, want: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			live := desired.DeepCopy()
+			tc.mutate(live)
+			if got := networkPolicyNeedsUpdate(live, desired); got != tc.want {
+				t.Fatalf("networkPolicyNeedsUpdate() = %v, want %v", got, tc.want)
+			}
+			updateNetworkPolicy(live, desired)
+			if networkPolicyNeedsUpdate(live, desired) {
+				t.Fatal("still needs an update after updateNetworkPolicy")
+			}
+		})
+	}
+}
+
+// Writing into the built NetworkPolicy (as the client does) never reaches the Memcached's peers.
+func TestNetworkPolicyDoesNotShareSpecMemory(t *testing.T) {
+	mc := defaulted("cache", netpol([]networkingv1.NetworkPolicyPeer{clientPeer, cidrPeer}, []networkingv1.NetworkPolicyPeer{monitoringPeer}))
+	mc = mc.DeepCopy() // the package-level peers stay untouched whatever happens
+	before := mc.DeepCopy()
+	np := desiredNetworkPolicy(mc, withMetricsPort(mc))
+	np.Spec.Ingress[0].From[0].PodSelector.MatchLabels["role"] = "written"
+	np.Spec.Ingress[0].From[1].IPBlock.Except[0] = "written"
+	np.Spec.Ingress[1].From[0].NamespaceSelector.MatchLabels["kubernetes.io/metadata.name"] = "written"
+	np.Spec.PodSelector.MatchLabels[LabelInstance] = "written"
+	if !equality.Semantic.DeepEqual(before, mc) {
+		t.Fatalf("writing into the built NetworkPolicy changed the Memcached:\nbefore %+v\nafter  %+v", before.Spec.NetworkPolicy, mc.Spec.NetworkPolicy)
+	}
+}
+
+// DesiredObjects (what the scale benchmark's floor creates) includes the NetworkPolicy when enabled.
+func TestDesiredObjectsIncludeNetworkPolicy(t *testing.T) {
+	kinds := func(mc *cachev1alpha1.Memcached) (n int, np bool) {
+		for _, o := range DesiredObjects(mc, Options{}) {
+			if _, ok := o.(*networkingv1.NetworkPolicy); ok {
+				np = true
+			}
+			n++
+		}
+		return n, np
+	}
+	if n, np := kinds(defaulted("cache")); n != 3 || np {
+		t.Errorf("default: %d objects, NetworkPolicy %v; want 3, false", n, np)
+	}
+	if n, np := kinds(defaulted("cache", netpol([]networkingv1.NetworkPolicyPeer{clientPeer}, nil))); n != 4 || !np {
+		t.Errorf("enabled: %d objects, NetworkPolicy %v; want 4, true", n, np)
+	}
+}
