@@ -41,6 +41,11 @@ import (
 //     labels, status reads the spec's replicas and the status; the annotations (revision, anything
 //     a user adds) are read by no one, and the merge patch of a drift correction never touches them.
 //   - Service and PodDisruptionBudget: all but managed fields (small; drift compares spec and labels).
+//   - Secret: metadata only (the controller watches it with builder.OnlyMetadata), trimmed to
+//     name, namespace, UID and resourceVersion (trimSecretMetadata). Every Secret of the watched
+//     namespaces is listed, because any of them may be named by a Memcached later, but no Secret's
+//     data or annotations reach the cache: the data of the Secrets an instance names is read
+//     uncached when its reconcile needs it (secretsHash).
 func CacheOptions(namespaces []string) cache.Options {
 	managed := cache.ByObject{Label: ManagedSelector()}
 	pods := cache.ByObject{Label: ManagedSelector(), Transform: trimPod}
@@ -53,6 +58,7 @@ func CacheOptions(namespaces []string) cache.Options {
 			&corev1.Service{}:               managed,
 			&policyv1.PodDisruptionBudget{}: managed,
 			&corev1.Pod{}:                   pods,
+			secretMetadata():                {Transform: trimSecretMetadata},
 		},
 	}
 }
@@ -96,4 +102,9 @@ func trimDeployment(obj any) (any, error) {
 		d.Annotations = nil
 	}
 	return obj, nil
+}
+
+// secretMetadata is the cache key of the Secrets' metadata-only informer.
+func secretMetadata() *metav1.PartialObjectMetadata {
+	return &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}}
 }
