@@ -417,3 +417,25 @@ func must(v any, err error) any {
 	}
 	return v
 }
+
+// An instance without spec.tls and spec.auth gets the pod template it had before these fields
+// existed (no fsGroup, volume, mount, template annotation or flag), so upgrading the operator
+// restarts no memcached pod.
+func TestNoSecretsKeepsThePodTemplate(t *testing.T) {
+	mc := defaulted("a", tuned)
+	d := desiredDeployment(mc, Options{DefaultImage: testImage})
+	setSecretHash(&d.Spec.Template, "")
+	tpl := d.Spec.Template
+	if tpl.Annotations != nil || tpl.Spec.Volumes != nil || tpl.Spec.Containers[0].VolumeMounts != nil || tpl.Spec.SecurityContext.FSGroup != nil {
+		t.Fatalf("template changed: annotations %v, volumes %v, mounts %v, fsGroup %v",
+			tpl.Annotations, tpl.Spec.Volumes, tpl.Spec.Containers[0].VolumeMounts, tpl.Spec.SecurityContext.FSGroup)
+	}
+	for _, a := range tpl.Spec.Containers[0].Args {
+		if a == "-Z" || a == "-Y" {
+			t.Fatalf("args carry %s: %q", a, tpl.Spec.Containers[0].Args)
+		}
+	}
+	if refs := referencedSecrets(mc); refs != nil {
+		t.Fatalf("referencedSecrets = %q, want none", refs)
+	}
+}
