@@ -187,6 +187,98 @@ func TestTLSAndAuthentication(t *testing.T) {
 	t.Logf("after the rotation: the new password works on %d servers, the old one is refused", len(servers))
 }
 
+// TestClientCertificates proves spec.tls.clientCA on a real memcached pod: with the client CA in a
+// Secret of its own and verification Require, a client presenting a certificate signed by that CA
+// is served, one without a certificate or with one signed by another CA is refused.
+func TestClientCertificates(t *testing.T) {
+	g := NewWithT(t)
+	ctx := testContext(t)
+	ns := newRestrictedNamespace(t, "mtls")
+	const name = "mc-mtls"
+	key := client.ObjectKey{Namespace: ns, Name: name}
+	start := time.Now()
+
+	serverCA, serverCAKey := newCA(t)
+	cert, certKey := newCert(t, serverCA, serverCAKey, "*."+name+"."+ns+".svc", name)
+	clientCA, clientCAKey := newCA(t)
+	clientCert, clientKey := newClientCert(t, clientCA, clientCAKey, "app")
+	otherCA, otherCAKey := newCA(t)
+	otherCert, otherKey := newClientCert(t, otherCA, otherCAKey, "intruder")
+	for _, s := range []*corev1.Secret{
+		{ObjectMeta: metav1.ObjectMeta{Name: name + "-cert", Namespace: ns}, Type: corev1.SecretTypeTLS,
+			Data: map[string][]byte{"tls.crt": cert, "tls.key": certKey}},
+		{ObjectMeta: metav1.ObjectMeta{Name: name + "-clients", Namespace: ns},
+			Data: map[string][]byte{"clients.pem": pemCert(clientCA)}},
+	} {
+		g.Expect(suite.k8s.Create(ctx, s)).To(Succeed())
+	}
+	g.Expect(suite.k8s.Create(ctx, &cachev1alpha1.Memcached{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: cachev1alpha1.MemcachedSpec{
+			Size:      1,
+			Memcached: cachev1alpha1.MemcachedConfig{MaxMemoryMB: 64},
+			TLS: &cachev1alpha1.TLSSpec{SecretName: name + "-cert", ClientCA: &cachev1alpha1.TLSClientCA{
+				SecretName: name + "-clients", Key: "clients.pem", Verification: cachev1alpha1.ClientCertificateRequire,
+			}},
+		},
+	})).To(Succeed())
+	startClientPod(t, ns)
+	mc, _ := waitConverged(t, key, 1, 64, 2*podStartTimeout)
+	suite.phases.Record(t, "client-certificate Memcached Available", start)
+	servers := strings.Join(mc.Status.ServerList, ",")
+
+	withCert := func(cert, key []byte) string {
+		b, _ := json.Marshal(map[string]string{"ca": string(pemCert(serverCA)), "cert": string(cert), "key": string(key)})
+		return string(b)
+	}
+	var ok memcache.ServersReport
+	deadline := time.Now().Add(dnsLag)
+	for {
+		err := clientRun(ctx, ns, withCert(clientCert, clientKey), &ok, "servers", "-servers", servers, "-tls", "-credentials-stdin")
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) || unresolved(&ok) == "" {
+			t.Fatalf("a client certificate signed by the client CA: %v", err)
+		}
+		time.Sleep(poll)
+	}
+	t.Logf("a client certificate signed by the client CA is served (memcached %s)", ok.Servers[0].Version)
+	for what, stdin := range map[string]string{
+		"no client certificate":       creds(string(pemCert(serverCA)), ""),
+		"a certificate of another CA": withCert(otherCert, otherKey),
+	} {
+		var rep memcache.ServersReport
+		g.Expect(clientRun(ctx, ns, stdin, &rep, "servers", "-servers", servers, "-tls", "-credentials-stdin")).NotTo(Succeed(), what)
+		g.Expect(rep.Servers).To(HaveLen(1))
+		g.Expect(rep.Servers[0].Version).To(BeEmpty(), what)
+		t.Logf("%s: refused (%s)", what, rep.Servers[0].Error)
+	}
+}
+
+// newClientCert returns a PEM client certificate for cn signed by ca, and its PEM key.
+func newClientCert(t *testing.T, ca *x509.Certificate, caKey *ecdsa.PrivateKey, cn string) ([]byte, []byte) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: cn},
+		NotBefore: time.Now().Add(-time.Minute), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder})
+}
+
 // creds is the -credentials-stdin JSON of mcclient.
 func creds(ca, password string) string {
 	b, _ := json.Marshal(map[string]string{"ca": ca, "password": password})
