@@ -169,7 +169,7 @@ test-e2e: cluster-up build ## Run the end-to-end tests on the local kwok cluster
 # Scale benchmark (make bench-scale): its own kwok cluster in BENCH_CLUSTER_DIR on ports of its own,
 # so it runs beside the kwok and real tiers; fresh at each run, stopped at the end.
 BENCH_N ?= 500
-BENCH_PHASES ?= floor,converge,steady,latency,restart,unrelated
+BENCH_PHASES ?= floor,converge,steady,latency,restart,secrets,unrelated
 BENCH_SUBJECTS ?= operator=bin/manager
 BENCH_CLUSTER_DIR ?= $(shell pwd)/.cluster-bench
 BENCH_ARGS ?=

@@ -43,6 +43,11 @@ import (
 //     a user adds) are read by no one, and the merge patch of a drift correction never touches them.
 //   - Service, PodDisruptionBudget and NetworkPolicy: all but managed fields (small; drift compares
 //     spec and labels).
+//   - Secret: metadata only (the controller watches it with builder.OnlyMetadata), trimmed to
+//     name, namespace, UID and resourceVersion (trimSecretMetadata). Every Secret of the watched
+//     namespaces is listed, because any of them may be named by a Memcached later, but no Secret's
+//     data or annotations reach the cache: the data of the Secrets an instance names is read
+//     uncached when its reconcile needs it (secretsHash).
 func CacheOptions(namespaces []string) cache.Options {
 	managed := cache.ByObject{Label: ManagedSelector()}
 	pods := cache.ByObject{Label: ManagedSelector(), Transform: trimPod}
@@ -57,6 +62,7 @@ func CacheOptions(namespaces []string) cache.Options {
 			&corev1.Pod{}:                   pods,
 
 			&networkingv1.NetworkPolicy{}: managed,
+			secretMetadata():              {Transform: trimSecretMetadata},
 		},
 	}
 }
@@ -100,4 +106,9 @@ func trimDeployment(obj any) (any, error) {
 		d.Annotations = nil
 	}
 	return obj, nil
+}
+
+// secretMetadata is the cache key of the Secrets' metadata-only informer.
+func secretMetadata() *metav1.PartialObjectMetadata {
+	return &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}}
 }

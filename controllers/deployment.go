@@ -54,8 +54,9 @@ func image(mc *cachev1alpha1.Memcached, opts Options) string {
 }
 
 // memcachedArgs builds the memcached command line (without the program name) from mc.Spec.Memcached:
-// -p port, -U 0 (no UDP), -m MiB, -c connections, -t threads, -I bytes when set, -v/-vv, then the
-// extra arguments. Flags are documented in `memcached --help`.
+// -p port, -U 0 (no UDP), -m MiB, -c connections, -t threads, -I bytes when set, -v/-vv, the TLS
+// and authentication flags (secretArgs), then the extra arguments. Flags are documented in
+// `memcached --help`.
 func memcachedArgs(mc *cachev1alpha1.Memcached) []string {
 	cfg := mc.Spec.Memcached
 	args := []string{
@@ -74,6 +75,7 @@ func memcachedArgs(mc *cachev1alpha1.Memcached) []string {
 	case cfg.Verbosity >= 2:
 		args = append(args, "-vv")
 	}
+	args = append(args, secretArgs(mc)...)
 	return append(args, cfg.ExtraArgs...)
 }
 
@@ -215,6 +217,7 @@ func desiredDeployment(mc *cachev1alpha1.Memcached, opts Options) *appsv1.Deploy
 						RunAsNonRoot:   ptr.To(true),
 						RunAsUser:      ptr.To[int64](memcachedUID),
 						RunAsGroup:     ptr.To[int64](memcachedUID),
+						FSGroup:        secretFSGroup(mc),
 						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 					},
 					NodeSelector:              maps.Clone(mc.Spec.NodeSelector),
@@ -222,6 +225,7 @@ func desiredDeployment(mc *cachev1alpha1.Memcached, opts Options) *appsv1.Deploy
 					Affinity:                  affinity(mc),
 					TopologySpreadConstraints: topologySpreadConstraints(mc),
 					PriorityClassName:         mc.Spec.PriorityClassName,
+					Volumes:                   secretVolumes(mc),
 					Containers: []corev1.Container{{
 						Name:    containerName,
 						Image:   image(mc, opts),
@@ -234,6 +238,7 @@ func desiredDeployment(mc *cachev1alpha1.Memcached, opts Options) *appsv1.Deploy
 							Protocol:      corev1.ProtocolTCP,
 						}},
 						Resources:      resources(mc),
+						VolumeMounts:   secretMounts(mc),
 						ReadinessProbe: tcpProbe(0, 5),
 						LivenessProbe:  tcpProbe(10, 10),
 						Lifecycle:      lifecycle(mc),
@@ -262,6 +267,7 @@ func deploymentNeedsUpdate(live, desired *appsv1.Deployment) bool {
 		!labelsContain(live.Labels, desired.Labels) ||
 		!equality.Semantic.DeepDerivative(desired.Spec.Strategy, live.Spec.Strategy) ||
 		!labelsContain(live.Spec.Template.Labels, desired.Spec.Template.Labels) ||
+		secretHashNeedsUpdate(&live.Spec.Template, &desired.Spec.Template) ||
 		podSpecNeedsUpdate(&live.Spec.Template.Spec, &desired.Spec.Template.Spec)
 }
 
@@ -276,7 +282,10 @@ func podSpecNeedsUpdate(live, desired *corev1.PodSpec) bool {
 		!ptr.Equal(live.TerminationGracePeriodSeconds, desired.TerminationGracePeriodSeconds) ||
 		!equality.Semantic.DeepDerivative(desired.SecurityContext, live.SecurityContext) ||
 		!ptr.Equal(live.AutomountServiceAccountToken, desired.AutomountServiceAccountToken) ||
-		!ptr.Equal(live.EnableServiceLinks, desired.EnableServiceLinks) {
+		!ptr.Equal(live.EnableServiceLinks, desired.EnableServiceLinks) ||
+		!ptr.Equal(fsGroup(live), fsGroup(desired)) ||
+		len(live.Volumes) != len(desired.Volumes) ||
+		!equality.Semantic.DeepDerivative(desired.Volumes, live.Volumes) {
 		return true
 	}
 	for i := range desired.Containers {
@@ -286,6 +295,8 @@ func podSpecNeedsUpdate(live, desired *corev1.PodSpec) bool {
 			!equality.Semantic.DeepEqual(l.Args, d.Args) ||
 			!equality.Semantic.DeepEqual(l.Env, d.Env) ||
 			!equality.Semantic.DeepEqual(l.Resources, d.Resources) ||
+			len(l.VolumeMounts) != len(d.VolumeMounts) ||
+			!equality.Semantic.DeepDerivative(d.VolumeMounts, l.VolumeMounts) ||
 			len(l.Ports) != len(d.Ports) ||
 			!equality.Semantic.DeepDerivative(d.Ports, l.Ports) ||
 			!equality.Semantic.DeepDerivative(d.ReadinessProbe, l.ReadinessProbe) ||
@@ -298,13 +309,23 @@ func podSpecNeedsUpdate(live, desired *corev1.PodSpec) bool {
 	return false
 }
 
+// fsGroup returns the pod's fsGroup, nil when it has none or no security context.
+func fsGroup(p *corev1.PodSpec) *int64 {
+	if p.SecurityContext == nil {
+		return nil
+	}
+	return p.SecurityContext.FSGroup
+}
+
 // updateDeployment copies the fields the operator owns from desired into live. The selector is
-// immutable and never touched; labels and template annotations that others added are kept.
+// immutable and never touched; labels and template annotations that others added are kept (of
+// the template's annotations the operator owns only SecretHashAnnotation).
 func updateDeployment(live, desired *appsv1.Deployment) {
 	live.Labels = mergeLabels(live.Labels, desired.Labels)
 	live.Spec.Replicas = desired.Spec.Replicas
 	live.Spec.MinReadySeconds = desired.Spec.MinReadySeconds
 	live.Spec.Strategy = desired.Spec.Strategy
 	live.Spec.Template.Labels = mergeLabels(live.Spec.Template.Labels, desired.Spec.Template.Labels)
+	updateSecretHash(&live.Spec.Template, &desired.Spec.Template)
 	live.Spec.Template.Spec = desired.Spec.Template.Spec
 }

@@ -98,6 +98,7 @@ type MemcachedReconciler struct {
 // +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=networking.k8s.io,resources=networkpolicies,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=core,resources=pods,verbs=get;list;watch
+// +kubebuilder:rbac:groups=core,resources=secrets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile brings one Memcached to its desired state and writes its status. It is idempotent and
@@ -138,8 +139,22 @@ func (r *MemcachedReconciler) reconcile(ctx context.Context, req ctrl.Request) (
 	}
 
 	obs := observed{invalid: validateSpec(mc)}
+	var hash string
 	if obs.invalid == nil {
-		r.applyDesiredState(ctx, mc, &obs)
+		// Read before anything is written: a Secret that is missing or unusable leaves every owned
+		// object as it is (nothing half-rolled), like an invalid spec.
+		var err error
+		hash, err = secretsHash(ctx, r.APIReader, mc)
+		var se *SecretError
+		switch {
+		case errors.As(err, &se):
+			obs.invalid = se
+		case err != nil:
+			obs.err = err
+		}
+	}
+	if obs.invalid == nil && obs.err == nil {
+		r.applyDesiredState(ctx, mc, hash, &obs)
 	}
 	if obs.terminating {
 		// The namespace is being deleted and the Memcached with it: nothing to converge.
@@ -175,8 +190,9 @@ func (r *MemcachedReconciler) reconcile(ctx context.Context, req ctrl.Request) (
 // applyDesiredState creates or corrects the Deployment, Service, PodDisruptionBudget and
 // NetworkPolicy of mc (deleting the optional ones that are turned off) and records in obs what it
 // wrote and what stopped it. Each object is handled even when another fails, so one conflict does
-// not hide the rest. It is called only for a valid spec: an invalid one leaves everything as it is.
-func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1alpha1.Memcached, obs *observed) {
+// not hide the rest. It is called only for a valid spec whose Secrets are usable: otherwise
+// everything is left as it is. secretHash is the hash of the Secret data the pods use (secretsHash).
+func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1alpha1.Memcached, secretHash string, obs *observed) {
 	obs.applied = true
 	// What this reconcile created or updated, by result: one event each, not one per object (a new
 	// instance's three creates are one change to its user, and an event is an API write: 3 of the
@@ -215,6 +231,7 @@ func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1
 	}
 
 	desiredDep := desiredDeployment(mc, r.Options)
+	setSecretHash(&desiredDep.Spec.Template, secretHash)
 	// Built before apply writes into desiredDep: the policy admits the ports of the desired pods.
 	desiredNP := desiredNetworkPolicy(mc, &desiredDep.Spec.Template.Spec)
 	dep, res, err := apply(ctx, r.Client, r.APIReader, r.Scheme, mc, owned[*appsv1.Deployment]{
@@ -399,10 +416,22 @@ func enqueueAfter(toRequests handler.MapFunc) handler.EventHandler {
 // SetupWithManager registers the controller: it watches Memcached (except paused ones), the
 // Deployments, Services, PodDisruptionBudgets and NetworkPolicies it controls, and the pods of its
 // instances; the changes of the latter reach the queue after coalesceDelay (enqueueAfter).
+//
+// It also watches Secrets, as metadata only (builder.OnlyMetadata): the cache then holds, for
+// every Secret of the watched namespaces, a PartialObjectMetadata trimmed to name, namespace, UID
+// and resourceVersion (trimSecretMetadata), never the data. The data is read with the uncached
+// API reader, only for the Secrets an instance names, when its reconcile computes the pod
+// template's hash (secretsHash). A Secret's event (created, changed, deleted) is mapped at once to
+// the Memcacheds that name it through the SecretsIndex field index, so a Secret that appears
+// late or is rotated is seen within the watch latency, without a resync. Caching Secrets by a
+// label selector would hide Secrets users did not label; a field selector cannot list names.
 func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	pause, err := predicate.NewPause[client.Object](PauseAnnotation)
 	if err != nil {
 		return fmt.Errorf("failed to build pause predicate: %w", err)
+	}
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &cachev1alpha1.Memcached{}, SecretsIndex, indexSecrets); err != nil {
+		return fmt.Errorf("failed to index Memcacheds by Secret: %w", err)
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
@@ -413,5 +442,6 @@ func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&policyv1.PodDisruptionBudget{}, enqueueAfter(controllerOf)).
 		Watches(&networkingv1.NetworkPolicy{}, enqueueAfter(controllerOf)).
 		Watches(&corev1.Pod{}, enqueueAfter(podToMemcached)).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(secretToMemcacheds(mgr.GetCache())), builder.OnlyMetadata).
 		Complete(r)
 }

@@ -40,7 +40,8 @@ type observed struct {
 	conflicts []string
 	// err is a failure to apply the desired state (other than a conflict) or to read what exists.
 	err error
-	// invalid is why the spec cannot be applied (validateSpec); nothing was written.
+	// invalid is why the spec cannot be applied (validateSpec), or a *SecretError (a Secret it
+	// names is missing or unusable); nothing was written.
 	invalid error
 	// terminating is set when the namespace is being deleted (creates are refused).
 	terminating bool
@@ -105,7 +106,7 @@ func computeStatus(mc *cachev1alpha1.Memcached, obs observed, now metav1.Time) c
 	dep := obs.deployment
 	switch {
 	case obs.invalid != nil && dep == nil:
-		set(cachev1alpha1.ConditionAvailable, metav1.ConditionFalse, cachev1alpha1.ReasonInvalidSpec, obs.invalid.Error())
+		set(cachev1alpha1.ConditionAvailable, metav1.ConditionFalse, invalidReason(obs.invalid), obs.invalid.Error())
 	case len(obs.waiting) > 0 && dep == nil:
 		msg := fmt.Sprintf("%s still belong to a deleted Memcached of the same name; waiting for the garbage collector", strings.Join(obs.waiting, ", "))
 		set(cachev1alpha1.ConditionAvailable, metav1.ConditionFalse, cachev1alpha1.ReasonWaitingForGC, msg)
@@ -136,13 +137,13 @@ func computeStatus(mc *cachev1alpha1.Memcached, obs observed, now metav1.Time) c
 
 	if obs.invalid != nil {
 		// Nothing converges until the spec is fixed.
-		set(cachev1alpha1.ConditionProgressing, metav1.ConditionFalse, cachev1alpha1.ReasonInvalidSpec, obs.invalid.Error())
+		set(cachev1alpha1.ConditionProgressing, metav1.ConditionFalse, invalidReason(obs.invalid), obs.invalid.Error())
 	}
 	switch {
 	case len(obs.conflicts) > 0:
 		// Degraded already set above.
 	case obs.invalid != nil:
-		set(cachev1alpha1.ConditionDegraded, metav1.ConditionTrue, cachev1alpha1.ReasonInvalidSpec, obs.invalid.Error())
+		set(cachev1alpha1.ConditionDegraded, metav1.ConditionTrue, invalidReason(obs.invalid), obs.invalid.Error())
 	case obs.err != nil:
 		set(cachev1alpha1.ConditionDegraded, metav1.ConditionTrue, cachev1alpha1.ReasonReconcileError, obs.err.Error())
 	case dep != nil && deploymentCondition(dep, appsv1.DeploymentReplicaFailure, corev1.ConditionTrue) != nil:

@@ -58,7 +58,7 @@ const (
 	testImage = "registry.example.com/memcached:1.6.38"
 	// watchedNamespaces is the WATCH_NAMESPACE of the suite's manager; tests use these namespaces,
 	// and t-unwatched (not in the list) to prove that the manager leaves other namespaces alone.
-	watchedNamespaces = "t-create, t-status,t-drift,t-foreign,t-admission,t-quiet,t-two,t-optional,t-scale,t-pause,t-terminating,t-cost,t-recreate,t-upgrade,t-netpol,t-netpol-foreign,t-shutdown,"
+	watchedNamespaces = "t-create, t-status,t-drift,t-foreign,t-admission,t-quiet,t-two,t-optional,t-scale,t-pause,t-terminating,t-cost,t-recreate,t-upgrade,t-netpol,t-netpol-foreign,t-shutdown,t-secrets,"
 )
 
 var (
@@ -137,7 +137,7 @@ func runSuite(m *testing.M) int {
 	testCtx = ctx
 	// Register the controller's informers before the manager starts, so WaitForCacheSync covers
 	// them all and a short test run does not stop the manager while they are still syncing.
-	for _, obj := range []client.Object{&cachev1alpha1.Memcached{}, &appsv1.Deployment{}, &corev1.Service{}, &policyv1.PodDisruptionBudget{}, &corev1.Pod{}, &networkingv1.NetworkPolicy{}} {
+	for _, obj := range []client.Object{&cachev1alpha1.Memcached{}, &appsv1.Deployment{}, &corev1.Service{}, &policyv1.PodDisruptionBudget{}, &corev1.Pod{}, &networkingv1.NetworkPolicy{}, secretMetadata()} {
 		if _, err := mgr.GetCache().GetInformer(ctx, obj); err != nil {
 			fmt.Fprintf(os.Stderr, "failed to get informer for %T: %v\n", obj, err)
 			cancel()

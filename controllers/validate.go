@@ -72,6 +72,10 @@ var (
 	imageReference = regexp.MustCompile(cachev1alpha1.ImageReferencePattern)
 	// allowedExtraArg is the CEL rule on spec.memcached.extraArgs (an argument starting with '-').
 	allowedExtraArg = regexp.MustCompile(`^-[MRBfnLCDbFXo]$`)
+	// dns1123Subdomain is the OpenAPI pattern of the Secret names in spec.tls and spec.auth.
+	dns1123Subdomain = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+	// secretKey is the OpenAPI pattern of the Secret keys in spec.tls and spec.auth.
+	secretKey = regexp.MustCompile(`^[-._a-zA-Z0-9]+$`)
 )
 
 // Quantities of the CEL rules on spec.memcached.maxItemSize, in bytes.
@@ -115,6 +119,12 @@ func schemaErrors(mc *cachev1alpha1.Memcached) field.ErrorList {
 	}
 	errs = append(errs, gracefulShutdownErrors(spec.Child("gracefulShutdown"), s.GracefulShutdown)...)
 	errs = append(errs, networkPolicyErrors(spec.Child("networkPolicy"), s.NetworkPolicy)...)
+	errs = append(errs, tlsErrors(spec.Child("tls"), s.TLS)...)
+	errs = append(errs, authErrors(spec.Child("auth"), s.Auth)...)
+	if s.Auth != nil && slices.Contains(s.Memcached.ExtraArgs, "-B") {
+		errs = append(errs, field.Invalid(spec.Child("memcached", "extraArgs"), "-B",
+			"-B is not allowed with spec.auth: memcached's ASCII authentication works only with the ASCII protocol (memcached refuses to start otherwise)"))
+	}
 	return errs
 }
 
@@ -161,6 +171,64 @@ func networkPolicyErrors(p *field.Path, n cachev1alpha1.NetworkPolicySpec) field
 	}
 	peers(p.Child("from"), n.From)
 	peers(p.Child("metricsFrom"), n.MetricsFrom)
+	return errs
+}
+
+// tlsErrors checks spec.tls (path p). Empty optional fields read as unset (their defaults apply).
+func tlsErrors(p *field.Path, t *cachev1alpha1.TLSSpec) field.ErrorList {
+	if t == nil {
+		return nil
+	}
+	errs := secretNameErrors(p.Child("secretName"), t.SecretName)
+	if ca := t.ClientCA; ca != nil {
+		cp := p.Child("clientCA")
+		if ca.SecretName != "" {
+			errs = append(errs, secretNameErrors(cp.Child("secretName"), ca.SecretName)...)
+		}
+		if ca.Key != "" {
+			errs = append(errs, secretKeyErrors(cp.Child("key"), ca.Key)...)
+		}
+		switch ca.Verification {
+		case "", cachev1alpha1.ClientCertificateRequest, cachev1alpha1.ClientCertificateRequire:
+		default:
+			errs = append(errs, field.NotSupported(cp.Child("verification"), ca.Verification,
+				[]cachev1alpha1.ClientCertificateVerification{cachev1alpha1.ClientCertificateRequest, cachev1alpha1.ClientCertificateRequire}))
+		}
+	}
+	return errs
+}
+
+// authErrors checks spec.auth (path p).
+func authErrors(p *field.Path, a *cachev1alpha1.AuthSpec) field.ErrorList {
+	if a == nil {
+		return nil
+	}
+	errs := secretNameErrors(p.Child("secretName"), a.SecretName)
+	if a.Key != "" {
+		errs = append(errs, secretKeyErrors(p.Child("key"), a.Key)...)
+	}
+	return errs
+}
+
+// secretNameErrors checks a required Secret name: present, at most 253 characters, a DNS-1123
+// subdomain.
+func secretNameErrors(p *field.Path, name string) field.ErrorList {
+	if name == "" {
+		return field.ErrorList{field.Required(p, "")}
+	}
+	errs := maxLength(p, name, 253)
+	if !dns1123Subdomain.MatchString(name) {
+		errs = append(errs, field.Invalid(p, name, "must be a Secret name (a DNS-1123 subdomain)"))
+	}
+	return errs
+}
+
+// secretKeyErrors checks a Secret key: at most 253 characters of [-._a-zA-Z0-9].
+func secretKeyErrors(p *field.Path, key string) field.ErrorList {
+	errs := maxLength(p, key, 253)
+	if !secretKey.MatchString(key) {
+		errs = append(errs, field.Invalid(p, key, "must be a Secret key ([-._a-zA-Z0-9]+)"))
+	}
 	return errs
 }
 

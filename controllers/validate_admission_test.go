@@ -159,7 +159,37 @@ var ruleCases = map[string]ruleCase{
 	"priority class of 253":      {spec: map[string]any{"priorityClassName": strings.Repeat("p", 253)}},
 	"pdb min and max":            {rule: ".spec.podDisruptionBudget rule#0", spec: map[string]any{"podDisruptionBudget": map[string]any{"minAvailable": 1, "maxUnavailable": "50%"}}, field: "spec.podDisruptionBudget"},
 	"pdb min only":               {spec: map[string]any{"podDisruptionBudget": map[string]any{"minAvailable": "50%"}}},
+	// spec.tls and spec.auth.
+	"tls without secretName":        {rule: ".spec.tls required", spec: tlsSpec(map[string]any{}), field: "spec.tls.secretName"},
+	"tls secretName empty":          {rule: ".spec.tls.secretName pattern", spec: tlsSpec(map[string]any{"secretName": ""}), field: "spec.tls.secretName"},
+	"tls secretName upper-case":     {rule: ".spec.tls.secretName pattern", spec: tlsSpec(map[string]any{"secretName": "Cert"}), field: "spec.tls.secretName"},
+	"tls secretName of 254":         {rule: ".spec.tls.secretName maxLength", spec: tlsSpec(map[string]any{"secretName": strings.Repeat("a", 254)}), field: "spec.tls.secretName"},
+	"tls secretName of 253":         {spec: tlsSpec(map[string]any{"secretName": strings.Repeat("a", 253)})},
+	"tls secretName dotted":         {spec: tlsSpec(map[string]any{"secretName": "cache.example-tls"})},
+	"tls with a client CA":          {spec: tlsSpec(map[string]any{"secretName": "cert", "clientCA": map[string]any{"secretName": "ca", "key": "bundle.pem", "verification": "Request"}})},
+	"tls client CA defaults":        {spec: tlsSpec(map[string]any{"secretName": "cert", "clientCA": map[string]any{}})},
+	"client CA secretName with _":   {rule: ".spec.tls.clientCA.secretName pattern", spec: tlsSpec(map[string]any{"secretName": "cert", "clientCA": map[string]any{"secretName": "my_ca"}}), field: "spec.tls.clientCA.secretName"},
+	"client CA secretName empty":    {rule: ".spec.tls.clientCA.secretName pattern", spec: tlsSpec(map[string]any{"secretName": "cert", "clientCA": map[string]any{"secretName": ""}}), field: "spec.tls.clientCA.secretName", unseen: "an empty clientCA.secretName reads as unset: tls.secretName is used"},
+	"client CA secretName of 254":   {rule: ".spec.tls.clientCA.secretName maxLength", spec: tlsSpec(map[string]any{"secretName": "cert", "clientCA": map[string]any{"secretName": strings.Repeat("a", 254)}}), field: "spec.tls.clientCA.secretName"},
+	"client CA key with a slash":    {rule: ".spec.tls.clientCA.key pattern", spec: tlsSpec(map[string]any{"secretName": "cert", "clientCA": map[string]any{"key": "a/b"}}), field: "spec.tls.clientCA.key"},
+	"client CA key empty":           {rule: ".spec.tls.clientCA.key pattern", spec: tlsSpec(map[string]any{"secretName": "cert", "clientCA": map[string]any{"key": ""}}), field: "spec.tls.clientCA.key", unseen: "an empty clientCA.key reads as unset: ca.crt is used"},
+	"client CA key of 254":          {rule: ".spec.tls.clientCA.key maxLength", spec: tlsSpec(map[string]any{"secretName": "cert", "clientCA": map[string]any{"key": strings.Repeat("k", 254)}}), field: "spec.tls.clientCA.key"},
+	"client CA verification Always": {rule: ".spec.tls.clientCA.verification enum", spec: tlsSpec(map[string]any{"secretName": "cert", "clientCA": map[string]any{"verification": "Always"}}), field: "spec.tls.clientCA.verification"},
+	"auth without secretName":       {rule: ".spec.auth required", spec: map[string]any{"auth": map[string]any{"key": "users"}}, field: "spec.auth.secretName"},
+	"auth secretName with a space":  {rule: ".spec.auth.secretName pattern", spec: map[string]any{"auth": map[string]any{"secretName": "a b"}}, field: "spec.auth.secretName"},
+	"auth secretName of 254":        {rule: ".spec.auth.secretName maxLength", spec: map[string]any{"auth": map[string]any{"secretName": strings.Repeat("a", 254)}}, field: "spec.auth.secretName"},
+	"auth key with a colon":         {rule: ".spec.auth.key pattern", spec: map[string]any{"auth": map[string]any{"secretName": "users", "key": "a:b"}}, field: "spec.auth.key"},
+	"auth key of 254":               {rule: ".spec.auth.key maxLength", spec: map[string]any{"auth": map[string]any{"secretName": "users", "key": strings.Repeat("k", 254)}}, field: "spec.auth.key"},
+	"auth key of 253":               {spec: map[string]any{"auth": map[string]any{"secretName": "users", "key": strings.Repeat("k", 253)}}},
+	"auth with -B binary":           {rule: ".spec rule#0", spec: merge(map[string]any{"auth": map[string]any{"secretName": "users"}}, memcachedCfg("extraArgs", []any{"-B", "binary"})), field: "spec.memcached.extraArgs"},
+	"auth with -B ascii":            {rule: ".spec rule#0", spec: merge(map[string]any{"auth": map[string]any{"secretName": "users"}}, memcachedCfg("extraArgs", []any{"-B", "ascii"})), field: "spec.memcached.extraArgs"},
+	"-B binary without auth":        {spec: memcachedCfg("extraArgs", []any{"-B", "binary"})},
+	"auth with other extra args":    {spec: merge(map[string]any{"auth": map[string]any{"secretName": "users"}}, memcachedCfg("extraArgs", []any{"-o", "modern"}))},
+	"tls and auth":                  {spec: merge(tlsSpec(map[string]any{"secretName": "cert"}), map[string]any{"auth": map[string]any{"secretName": "cert", "key": "users"}})},
 }
+
+// tlsSpec is a spec with only spec.tls set.
+func tlsSpec(tls map[string]any) map[string]any { return map[string]any{"tls": tls} }
 
 // coreSubtrees hold the schemas of embedded core types (resources, tolerations, affinity,
 // topology spread), which the API server enforces again when it validates the Deployment; they and

@@ -67,6 +67,15 @@ const (
 	ReasonAsExpected = "AsExpected"
 	// ReasonDeploymentNotFound (Available=False, Progressing=True): the Deployment does not exist yet.
 	ReasonDeploymentNotFound = "DeploymentNotFound"
+	// ReasonSecretNotFound (Degraded=True, Progressing=False; also Available=False when the
+	// instance has no Deployment): a Secret that spec.tls or spec.auth names does not exist; the
+	// message names it. The owned objects are left as they are until it appears.
+	ReasonSecretNotFound = "SecretNotFound"
+	// ReasonInvalidSecret (Degraded=True, Progressing=False; also Available=False when the instance
+	// has no Deployment): a Secret that spec.tls or spec.auth names lacks a key or holds data
+	// memcached would refuse (a certificate that does not parse, a malformed auth file); the message
+	// names the Secret and the key, never the data. The owned objects are left as they are.
+	ReasonInvalidSecret = "InvalidSecret"
 )
 
 // ImageReferencePattern is the grammar of a container image reference ([host[:port]/]path[:tag][@digest]),
@@ -95,6 +104,7 @@ const (
 
 // MemcachedSpec is the desired state of a memcached cache: how many servers, which image, how each
 // server is tuned and where its pods are scheduled.
+// +kubebuilder:validation:XValidation:rule="!has(self.auth) || !has(self.memcached) || !has(self.memcached.extraArgs) || !self.memcached.extraArgs.exists(a, a == '-B')",message="-B is not allowed with spec.auth: memcached's ASCII authentication works only with the ASCII protocol (memcached refuses to start otherwise)",fieldPath=".memcached.extraArgs"
 type MemcachedSpec struct {
 	// Size is the number of memcached servers (Deployment replicas). It defaults to 1 and must be
 	// between 1 and 64: 0 is rejected (delete the Memcached, or pause it, to stop serving), so an
@@ -204,6 +214,19 @@ type MemcachedSpec struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Network Policy"
 	NetworkPolicy NetworkPolicySpec `json:"networkPolicy,omitempty"`
+
+	// TLS turns on memcached's TLS (flag -Z) with the certificate and key of a Secret, and
+	// optionally verifies client certificates against a CA. Every connection to port 11211 must
+	// then speak TLS. Changing the Secret's data rolls the pods.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="TLS"
+	TLS *TLSSpec `json:"tls,omitempty"`
+
+	// Auth turns on memcached's ASCII protocol authentication (flag -Y) with the users and
+	// passwords of a Secret. Changing the Secret's data rolls the pods.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Authentication"
+	Auth *AuthSpec `json:"auth,omitempty"`
 }
 
 // MemcachedConfig holds memcached server settings; each maps to one memcached command-line flag
@@ -390,6 +413,84 @@ type NetworkPolicySpec struct {
 	MetricsFrom []networkingv1.NetworkPolicyPeer `json:"metricsFrom,omitempty"`
 }
 
+// ClientCertificateVerification says how memcached checks client certificates (its ssl_verify_mode).
+// +kubebuilder:validation:Enum=Request;Require
+type ClientCertificateVerification string
+
+const (
+	// ClientCertificateRequest asks clients for a certificate and verifies it against the CA when
+	// one is presented; clients without one are accepted (ssl_verify_mode=1).
+	ClientCertificateRequest ClientCertificateVerification = "Request"
+	// ClientCertificateRequire refuses clients that present no certificate signed by the CA
+	// (ssl_verify_mode=2).
+	ClientCertificateRequire ClientCertificateVerification = "Require"
+)
+
+// TLSSpec configures memcached's TLS: the server certificate and key (ssl_chain_cert, ssl_key)
+// from a Secret, and optionally a CA to verify client certificates (ssl_ca_cert, ssl_verify_mode).
+// The pods mount only the keys used, read-only.
+type TLSSpec struct {
+	// SecretName names a Secret in the Memcached's namespace, normally of type kubernetes.io/tls
+	// (as cert-manager writes it), whose tls.crt (PEM certificate chain, server certificate first)
+	// and tls.key (PEM private key) memcached serves.
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Certificate Secret",xDescriptors={"urn:alm:descriptor:io.kubernetes:Secret"}
+	SecretName string `json:"secretName"`
+
+	// ClientCA, when set, makes memcached ask clients for a certificate signed by this CA.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Client CA",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	ClientCA *TLSClientCA `json:"clientCA,omitempty"`
+}
+
+// TLSClientCA names the CA bundle memcached verifies client certificates against.
+type TLSClientCA struct {
+	// SecretName names the Secret holding the CA bundle; when empty, tls.secretName (a
+	// kubernetes.io/tls Secret written by cert-manager carries its issuer's CA as ca.crt).
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="CA Secret",xDescriptors={"urn:alm:descriptor:io.kubernetes:Secret"}
+	SecretName string `json:"secretName,omitempty"`
+
+	// Key is the key of the PEM CA bundle in that Secret. Default ca.crt.
+	// +kubebuilder:default=ca.crt
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+$`
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="CA Key",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
+	Key string `json:"key,omitempty"`
+
+	// Verification is Require (default: a client without a certificate signed by the CA is
+	// refused) or Request (a certificate is asked for and verified when presented).
+	// +kubebuilder:default=Require
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Verification",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:Require","urn:alm:descriptor:com.tectonic.ui:select:Request"}
+	Verification ClientCertificateVerification `json:"verification,omitempty"`
+}
+
+// AuthSpec configures memcached's ASCII protocol authentication (flag -Y): a client must send its
+// user and password before any other command.
+type AuthSpec struct {
+	// SecretName names a Secret in the Memcached's namespace whose key (see key) holds memcached's
+	// auth file: one "user:password" per line, 1 to 8 lines (memcached reads no more), neither part
+	// empty nor containing spaces, the user no colon. The pods mount only that key, read-only;
+	// the credentials appear in no argument, environment variable or status.
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Auth Secret",xDescriptors={"urn:alm:descriptor:io.kubernetes:Secret"}
+	SecretName string `json:"secretName"`
+
+	// Key is the key of the auth file in that Secret. Default authfile.
+	// +kubebuilder:default=authfile
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+$`
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Auth Key",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
+	Key string `json:"key,omitempty"`
+}
+
 // MemcachedStatus is the observed state of a Memcached, computed by the operator.
 type MemcachedStatus struct {
 	// Nodes are the names of the instance's memcached pods that are not terminating, sorted.
@@ -453,6 +554,7 @@ type MemcachedStatus struct {
 // +kubebuilder:printcolumn:name="Available",type=string,JSONPath=`.status.conditions[?(@.type=="Available")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +operator-sdk:csv:customresourcedefinitions:displayName="Memcached",resources={{Deployment,v1,""},{Service,v1,""},{PodDisruptionBudget,v1,""},{NetworkPolicy,v1,""},{Pod,v1,""},{Event,v1,""}}
+// +operator-sdk:csv:customresourcedefinitions:displayName="Memcached",resources={{Deployment,v1,""},{Service,v1,""},{PodDisruptionBudget,v1,""},{Pod,v1,""},{Secret,v1,""},{Event,v1,""}}
 type Memcached struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

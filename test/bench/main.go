@@ -21,7 +21,8 @@ limitations under the License.
 // Memcacheds are all Available with their pods ready, the subject's API writes by verb and
 // resource (from the API server's audit log, attributed to the subject's own ServiceAccount), its
 // 409 conflicts and events, its writes in a steady state and on a restart, and its RSS and Go heap
-// at idle, at N instances and with unrelated Deployments and pods around. It writes a Markdown
+// at idle, at N instances, with unrelated Secrets (which the operator watches as metadata only)
+// and with unrelated Deployments and pods around. It writes a Markdown
 // table and JSON to the results directory and prints the table.
 //
 // Usage (make bench-scale sets the flags from BENCH_* variables):
@@ -87,6 +88,8 @@ type config struct {
 	root, clusterDir, resultsDir string
 	n, size, namespaces, workers int
 	unrelated                    int
+	unrelatedSecrets             int
+	settle                       time.Duration
 	steady, timeout              time.Duration
 	phases                       map[string]bool
 	qps, burst                   string
@@ -108,9 +111,13 @@ func main() {
 	flag.IntVar(&cfg.namespaces, "namespaces", 10, "Namespaces the instances are spread over.")
 	flag.IntVar(&cfg.workers, "workers", 10, "Concurrent creators (floor objects, Memcacheds, unrelated Deployments).")
 	flag.IntVar(&cfg.unrelated, "unrelated", 3000, "Unrelated Deployments (one pod each) created in the 'unrelated' phase.")
+	flag.IntVar(&cfg.unrelatedSecrets, "unrelated-secrets", 3000,
+		"Unrelated Secrets (4 KiB of data each, repeated in a kubectl last-applied annotation) created in the 'secrets' phase.")
+	flag.DurationVar(&cfg.settle, "settle", 130*time.Second,
+		"In the 'secrets' phase, how long after a restart the 'settled' memory is sampled (the Go runtime forces a GC every 2 minutes).")
 	flag.DurationVar(&cfg.steady, "steady", 60*time.Second, "Length of the steady-state window.")
 	flag.DurationVar(&cfg.timeout, "timeout", 20*time.Minute, "Longest wait for any convergence.")
-	flag.StringVar(&phases, "phases", "floor,converge,steady,latency,restart,unrelated", "Phases to run (converge is needed by the later subject phases).")
+	flag.StringVar(&phases, "phases", "floor,converge,steady,latency,restart,secrets,unrelated", "Phases to run (converge is needed by the later subject phases).")
 	flag.StringVar(&cfg.qps, "control-plane-qps", "1000", "kube-controller-manager and kube-scheduler --kube-api-qps (empty: their defaults).")
 	flag.StringVar(&cfg.burst, "control-plane-burst", "2000", "kube-controller-manager and kube-scheduler --kube-api-burst.")
 	flag.IntVar(&cfg.nodes, "nodes", 10, "Fake nodes.")
@@ -605,6 +612,11 @@ func (b *bench) subject(ctx context.Context, s *subject, last bool) (*subjectRes
 			return nil, err
 		}
 	}
+	if b.cfg.phases["secrets"] && b.cfg.unrelatedSecrets > 0 {
+		if err := b.secretsPhase(ctx, s, r); err != nil {
+			return nil, err
+		}
+	}
 	if b.cfg.phases["unrelated"] && b.cfg.unrelated > 0 {
 		if err := b.unrelatedPhase(ctx, s, r); err != nil {
 			return nil, err
@@ -726,6 +738,88 @@ func (b *bench) unrelatedPhase(ctx context.Context, s *subject, r *subjectResult
 		return err
 	}
 	return b.restart(ctx, s, r, "restarted at n + unrelated")
+}
+
+// secretsPhase creates the unrelated Secrets (in the unrelated-* namespaces, which the subject
+// watches: it watches every namespace), samples the running subject's memory once its watch has
+// received them, then restarts it (its informers then list them all) and samples again, and
+// deletes them, so the next subject's "n" is measured without them. The issue's figure: the RSS
+// with them grows by under 10 % against "n" and "restarted at n". A restart lists every Secret's
+// metadata (annotations included) before the cache transform trims it: that garbage stays in the
+// heap until the next GC, so the memory is sampled again cfg.settle after each restart, with and
+// without the Secrets ("settled").
+func (b *bench) secretsPhase(ctx context.Context, s *subject, r *subjectResult) error {
+	settled := func(key string) error {
+		step("%s: memory %v after the restart (%s)", s.Name, b.cfg.settle, key)
+		time.Sleep(b.cfg.settle)
+		m, err := s.sampleMemory(5)
+		r.Memory[key] = m
+		return err
+	}
+	if b.cfg.settle > 0 {
+		if err := b.restart(ctx, s, r, "restarted at n, again"); err != nil {
+			return err
+		}
+		if err := settled("restarted at n, settled"); err != nil {
+			return err
+		}
+	}
+	{
+		step("%s: %d unrelated Secrets of 4 KiB", s.Name, b.cfg.unrelatedSecrets)
+		if err := b.createNamespaces(ctx, "unrelated", b.cfg.namespaces); err != nil {
+			return err
+		}
+		if err := b.parallel(ctx, b.cfg.unrelatedSecrets, func(ctx context.Context, i int) error {
+			data := []byte(strings.Repeat(fmt.Sprintf("%015d\n", i), 256)) // 4 KiB
+			sec := &corev1.Secret{
+				ObjectMeta: metav1.ObjectMeta{
+					Name: fmt.Sprintf("unrelated-%d", i), Namespace: fmt.Sprintf("unrelated-%d", i%b.cfg.namespaces),
+					Labels: map[string]string{"app": "unrelated"},
+					// What kubectl apply leaves: the whole object again, data included.
+					Annotations: map[string]string{"kubectl.kubernetes.io/last-applied-configuration": fmt.Sprintf(`{"apiVersion":"v1","kind":"Secret","stringData":{"data":%q}}`, data)},
+				},
+				Data: map[string][]byte{"data": data},
+			}
+			if err := b.c.Create(ctx, sec); err != nil {
+				return fmt.Errorf("failed to create Secret %s: %w", client.ObjectKeyFromObject(sec), err)
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	time.Sleep(5 * time.Second) // the subject's watch receives them
+	var err error
+	if r.Memory["n + secrets"], err = s.sampleMemory(5); err != nil {
+		return err
+	}
+	if err := b.restart(ctx, s, r, "restarted at n + secrets"); err != nil {
+		return err
+	}
+	if b.cfg.settle > 0 {
+		if err := settled("restarted at n + secrets, settled"); err != nil {
+			return err
+		}
+	}
+	step("%s: deleting the unrelated Secrets", s.Name)
+	for i := 0; i < b.cfg.namespaces; i++ {
+		ns := fmt.Sprintf("unrelated-%d", i)
+		if err := b.c.DeleteAllOf(ctx, &corev1.Secret{}, client.InNamespace(ns), client.MatchingLabels{"app": "unrelated"}); err != nil {
+			return fmt.Errorf("failed to delete the unrelated Secrets of %s: %w", ns, err)
+		}
+	}
+	return wait.PollUntilContextTimeout(ctx, time.Second, b.cfg.timeout, true, func(ctx context.Context) (bool, error) {
+		left := 0
+		for i := 0; i < b.cfg.namespaces; i++ {
+			l := &metav1.PartialObjectMetadataList{}
+			l.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("SecretList"))
+			if err := b.c.List(ctx, l, client.InNamespace(fmt.Sprintf("unrelated-%d", i)), client.MatchingLabels{"app": "unrelated"}); err != nil {
+				return false, nil
+			}
+			left += len(l.Items)
+		}
+		return left == 0, nil
+	})
 }
 
 // createUnrelated creates the unrelated Deployments (once per run; later subjects find them) and
@@ -908,7 +1002,7 @@ func markdown(res *result) string {
 	row("restart: all reconciled (s) / writes", func(s *subjectResult) string {
 		return fmt.Sprintf("%.1f / %d", s.RestartSeconds, s.Restart.Total)
 	})
-	for _, k := range []string{"idle", "n", "restarted at n", "n + unrelated", "restarted at n + unrelated"} {
+	for _, k := range []string{"idle", "n", "restarted at n", "n + secrets", "restarted at n + secrets", "restarted at n, settled", "restarted at n + secrets, settled", "n + unrelated", "restarted at n + unrelated"} {
 		row("RSS / heap in use (MiB): "+k, func(s *subjectResult) string {
 			m, ok := s.Memory[k]
 			if !ok {
@@ -917,6 +1011,19 @@ func markdown(res *result) string {
 			return fmt.Sprintf("%.1f / %.1f", m.RSSMiB, m.HeapMiB)
 		})
 	}
+	row("RSS growth with the unrelated Secrets: running / restarted / restarted, settled (%)", func(s *subjectResult) string {
+		var parts []string
+		for _, p := range [][2]string{{"n", "n + secrets"}, {"restarted at n", "restarted at n + secrets"}, {"restarted at n, settled", "restarted at n + secrets, settled"}} {
+			m0, ok0 := s.Memory[p[0]]
+			m1, ok1 := s.Memory[p[1]]
+			if !ok0 || !ok1 {
+				parts = append(parts, "–")
+				continue
+			}
+			parts = append(parts, fmt.Sprintf("%+.1f", 100*(m1.RSSMiB/m0.RSSMiB-1)))
+		}
+		return strings.Join(parts, " / ")
+	})
 	row("heap per instance (KiB)", func(s *subjectResult) string {
 		idle, ok1 := s.Memory["idle"]
 		at, ok2 := s.Memory["n"]

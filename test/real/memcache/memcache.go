@@ -24,6 +24,7 @@ package memcache
 
 import (
 	"bufio"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -48,11 +49,62 @@ type Conn struct {
 // Dial connects to addr (host:port; a name is resolved by the system resolver) within timeout,
 // which also bounds every later request.
 func Dial(addr string, timeout time.Duration) (*Conn, error) {
+	return DialWith(addr, timeout, Options{})
+}
+
+// Options are how DialWith talks to a server: over TLS and with memcached's ASCII authentication.
+type Options struct {
+	// TLS, when not nil, makes the connection speak TLS with this configuration; an empty
+	// ServerName is set to the host of the address dialled, so the server's certificate is
+	// verified against the name the client used.
+	TLS *tls.Config
+	// User and Password authenticate the connection (memcached -Y) when User is not empty.
+	User, Password string
+}
+
+// DialWith connects to addr as Dial does, then makes the TLS handshake and authenticates as o
+// says. A TLS handshake that fails, or credentials the server refuses, are errors.
+func DialWith(addr string, timeout time.Duration, o Options) (*Conn, error) {
 	nc, err := net.DialTimeout("tcp", addr, timeout)
 	if err != nil {
 		return nil, fmt.Errorf("failed to connect to %s: %w", addr, err)
 	}
-	return &Conn{nc: nc, r: bufio.NewReader(nc), timeout: timeout}, nil
+	if o.TLS != nil {
+		cfg := o.TLS.Clone()
+		if cfg.ServerName == "" {
+			host, _, _ := net.SplitHostPort(addr)
+			cfg.ServerName = host
+		}
+		tc := tls.Client(nc, cfg)
+		_ = tc.SetDeadline(time.Now().Add(timeout))
+		if err := tc.Handshake(); err != nil {
+			_ = nc.Close()
+			return nil, fmt.Errorf("failed the TLS handshake with %s: %w", addr, err)
+		}
+		nc = tc
+	}
+	c := &Conn{nc: nc, r: bufio.NewReader(nc), timeout: timeout}
+	if o.User != "" {
+		if err := c.Auth(o.User, o.Password); err != nil {
+			_ = c.Close()
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// Auth authenticates the connection with memcached's ASCII authentication (memcached -Y): a set of
+// any key whose data is "<user> <password>", answered STORED when the server accepts them. The
+// error never quotes the password.
+func (c *Conn) Auth(user, password string) error {
+	lines, err := c.roundTrip(fmt.Sprintf("set auth 0 0 %d", len(user)+1+len(password)), []byte(user+" "+password), func(string) bool { return true })
+	if err != nil {
+		return fmt.Errorf("failed to authenticate as %s: %w", user, err)
+	}
+	if lines[0] != "STORED" {
+		return fmt.Errorf("%s answered %q to the authentication of %s", c.RemoteAddr(), lines[0], user)
+	}
+	return nil
 }
 
 // Close closes the connection.

@@ -34,11 +34,19 @@ limitations under the License.
 //	                                                 miss with a set, until stdin closes (rehash.go)
 //
 // Keys are memcache.Key(prefix, i) for i in [0, n); values memcache.Value(key).
+//
+// servers, service, hashset and locate also take -tls (speak TLS, verifying the server's
+// certificate against the CA given on stdin, or the system's CAs without one) and -user (memcached's
+// ASCII authentication as that user). Secrets are never arguments: with -credentials-stdin the
+// client reads a JSON object {"ca": PEM, "password": "...", "cert": PEM, "key": PEM} (every field
+// optional; cert and key are a client certificate) from stdin. watch reads stdin for its end and
+// takes neither.
 package main
 
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -74,7 +82,14 @@ func main() {
 	interval := fs.Duration("interval", 200*time.Millisecond, "time between two rounds (watch)")
 	duration := fs.Duration("duration", 15*time.Minute, "longest watch, when stdin stays open (watch, rehash)")
 	dialTimeout := fs.Duration("timeout", time.Second, "dial and request timeout (rehash)")
+	useTLS := fs.Bool("tls", false, "speak TLS, verifying servers against the CA of -credentials-stdin (or the system's)")
+	user := fs.String("user", "", "authenticate as this user (memcached -Y); the password comes from -credentials-stdin")
+	credsStdin := fs.Bool("credentials-stdin", false, `read {"ca","password","cert","key"} as JSON from stdin`)
 	_ = fs.Parse(args)
+	if err := setDialOptions(*useTLS, *user, *credsStdin); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
 
 	var report any
 	var errs []string
@@ -121,6 +136,53 @@ func main() {
 func usage() {
 	fmt.Fprintln(os.Stderr, "usage: mcclient idle|servers|service|hashset|locate|https-get|watch|rehash [flags] (see the package doc)")
 	os.Exit(2)
+}
+
+// dialOptions are the TLS and authentication options of every connection (setDialOptions).
+var dialOptions memcache.Options
+
+// dial connects to a server with dialOptions.
+func dial(addr string) (*memcache.Conn, error) { return memcache.DialWith(addr, timeout, dialOptions) }
+
+// credentials is what -credentials-stdin reads.
+type credentials struct {
+	// CA is a PEM bundle the servers' certificates must chain to.
+	CA string `json:"ca"`
+	// Password is the password of -user.
+	Password string `json:"password"`
+	// Cert and Key are a PEM client certificate and its key, for servers that ask for one.
+	Cert string `json:"cert"`
+	Key  string `json:"key"`
+}
+
+// setDialOptions fills dialOptions from the flags and, with credsStdin, from stdin.
+func setDialOptions(useTLS bool, user string, credsStdin bool) error {
+	var creds credentials
+	if credsStdin {
+		if err := json.NewDecoder(io.LimitReader(os.Stdin, 1<<20)).Decode(&creds); err != nil {
+			return fmt.Errorf("failed to read the credentials from stdin: %w", err)
+		}
+	}
+	dialOptions.User, dialOptions.Password = user, creds.Password
+	if !useTLS {
+		return nil
+	}
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if creds.CA != "" {
+		cfg.RootCAs = x509.NewCertPool()
+		if !cfg.RootCAs.AppendCertsFromPEM([]byte(creds.CA)) {
+			return errors.New("the ca of the credentials holds no PEM certificate")
+		}
+	}
+	if creds.Cert != "" {
+		pair, err := tls.X509KeyPair([]byte(creds.Cert), []byte(creds.Key))
+		if err != nil {
+			return fmt.Errorf("failed to load the client certificate: %w", err)
+		}
+		cfg.Certificates = []tls.Certificate{pair}
+	}
+	dialOptions.TLS = cfg
+	return nil
 }
 
 // idle blocks until SIGTERM or SIGINT. As PID 1 of its container the process gets no default
@@ -173,7 +235,7 @@ func serverInfo(server string) memcache.ServerInfo {
 		info.Error = fmt.Sprintf("failed to resolve %s: %v", host, err)
 		return info
 	}
-	c, err := memcache.Dial(server, timeout)
+	c, err := dial(server)
 	if err != nil {
 		info.Error = err.Error()
 		return info
@@ -214,7 +276,7 @@ func serviceReport(addr, prefix string, n int) memcache.ServiceReport {
 		return r
 	}
 	slices.Sort(r.Resolved)
-	c, err := memcache.Dial(addr, timeout)
+	c, err := dial(addr)
 	if err != nil {
 		r.Errors = append(r.Errors, err.Error())
 		return r
@@ -249,7 +311,7 @@ func connections(servers []string) (map[string]*memcache.Conn, []string) {
 	conns := map[string]*memcache.Conn{}
 	var errs []string
 	for _, s := range servers {
-		c, err := memcache.Dial(s, timeout)
+		c, err := dial(s)
 		if err != nil {
 			errs = append(errs, err.Error())
 			continue
