@@ -111,6 +111,7 @@ func schemaErrors(mc *cachev1alpha1.Memcached) field.ErrorList {
 		errs = append(errs, field.Invalid(spec.Child("podDisruptionBudget"), "minAvailable and maxUnavailable",
 			"set at most one of minAvailable and maxUnavailable"))
 	}
+	errs = append(errs, monitoringErrors(spec, s)...)
 	return errs
 }
 

@@ -157,6 +157,16 @@ var ruleCases = map[string]ruleCase{
 	"priority class of 253":      {spec: map[string]any{"priorityClassName": strings.Repeat("p", 253)}},
 	"pdb min and max":            {rule: ".spec.podDisruptionBudget rule#0", spec: map[string]any{"podDisruptionBudget": map[string]any{"minAvailable": 1, "maxUnavailable": "50%"}}, field: "spec.podDisruptionBudget"},
 	"pdb min only":               {spec: map[string]any{"podDisruptionBudget": map[string]any{"minAvailable": "50%"}}},
+
+	// spec.monitoring (issue 11).
+	"monitoring without service":     {rule: ".spec rule#0", spec: map[string]any{"monitoring": map[string]any{"enabled": true}, "service": map[string]any{"enabled": false}}, field: "spec.monitoring.enabled"},
+	"monitoring with service":        {spec: map[string]any{"monitoring": map[string]any{"enabled": true}}},
+	"monitoring off, service off":    {spec: map[string]any{"monitoring": map[string]any{"enabled": false}, "service": map[string]any{"enabled": false}}},
+	"exporter image empty":           {rule: ".spec.monitoring.image minLength", spec: map[string]any{"monitoring": map[string]any{"image": ""}}, field: "spec.monitoring.image", unseen: "an empty spec.monitoring.image reads as unset: the default exporter image is used"},
+	"exporter image of 513":          {rule: ".spec.monitoring.image maxLength", spec: map[string]any{"monitoring": map[string]any{"image": strings.Repeat("i", 513)}}, field: "spec.monitoring.image"},
+	"exporter image of 512":          {spec: map[string]any{"monitoring": map[string]any{"image": strings.Repeat("i", 512)}}},
+	"exporter image not a reference": {rule: ".spec.monitoring.image pattern", spec: map[string]any{"monitoring": map[string]any{"image": "Quay.io/x y"}}, field: "spec.monitoring.image"},
+	"exporter image digest-pinned":   {spec: map[string]any{"monitoring": map[string]any{"enabled": true, "image": "127.0.0.1:5000/memcached-exporter@sha256:" + strings.Repeat("0", 64)}}},
 }
 
 // coreSubtrees hold the schemas of embedded core types (resources, tolerations, affinity,
