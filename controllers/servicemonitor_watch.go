@@ -100,7 +100,7 @@ func (w *serviceMonitorWatch) Start(ctx context.Context) error {
 		case served:
 			return w.startWatch(ctx)
 		case !logged:
-			log.Info("ServiceMonitor CRD not installed: not managing ServiceMonitors until it is", "groupVersion", gv, "pollInterval", w.interval)
+			log.Info("ServiceMonitor CRD not installed: not managing ServiceMonitors until it is", "groupVersion", gv, "pollInterval", w.interval.String())
 			logged = true
 		}
 		select {
