@@ -25,6 +25,7 @@ import (
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -40,7 +41,7 @@ import (
 // started without the CRD (an operator installed before the Prometheus Operator, the common order
 // with OLM, https://github.com/prometheus-operator/prometheus-operator/issues/2946 asks the same of
 // operators that create ServiceMonitors). Before the CRD: the exporter and the metrics port are
-// there and nothing fails. The CRD is installed without restarting anything: the ServiceMonitor
+// there (an edited sidecar is restored) and nothing fails, also once the group serves other kinds. The CRD is installed without restarting anything: the ServiceMonitor
 // appears, owned by the Memcached; a changed or deleted one is restored; the steady state makes no
 // writes; turning monitoring off removes the ServiceMonitor, the sidecar and the port.
 func TestServiceMonitorFollowsItsCRD(t *testing.T) {
@@ -67,6 +68,41 @@ func TestServiceMonitorFollowsItsCRD(t *testing.T) {
 	}, timeout, interval).Should(Succeed())
 	_, err := k8sClient.RESTMapper().RESTMapping(monitoringv1.SchemeGroupVersion.WithKind(monitoringv1.ServiceMonitorsKind).GroupKind(), "v1")
 	g.Expect(meta.IsNoMatchError(err)).To(BeTrue(), "the ServiceMonitor CRD must not be installed before this test: %v", err)
+
+	// The sidecar is part of the pod template the operator owns: an edit is reverted.
+	d := &appsv1.Deployment{}
+	g.Expect(k8sClient.Get(testCtx, key(ns, name), d)).To(Succeed())
+	d.Spec.Template.Spec.Containers[1].Image = "registry.example.com/other-exporter:1"
+	g.Expect(k8sClient.Update(testCtx, d)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(k8sClient.Get(testCtx, key(ns, name), d)).To(Succeed())
+		g.Expect(d.Spec.Template.Spec.Containers[1].Image).To(Equal(testExporterImage))
+	}, timeout, interval).Should(Succeed(), "the exporter's image is restored")
+
+	// The group served without the ServiceMonitor kind (the Prometheus Operator's CRDs are separate
+	// objects, installed one by one): still no ServiceMonitor access, so no error. A minimal
+	// structural PodMonitor CRD stands for the others.
+	_, err = envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{CRDs: []*apiextensionsv1.CustomResourceDefinition{{
+		ObjectMeta: metav1.ObjectMeta{Name: "podmonitors.monitoring.coreos.com"},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: monitoringv1.SchemeGroupVersion.Group, Scope: apiextensionsv1.NamespaceScoped,
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "podmonitors", Singular: "podmonitor", Kind: "PodMonitor", ListKind: "PodMonitorList"},
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true,
+				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: ptr.To(true)}}}},
+		},
+	}}})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(k8sClient.Patch(testCtx, getMemcached(g, ns, name), client.RawPatch(types.MergePatchType, []byte(`{"spec":{"minReadySeconds":1}}`)))).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		mc := getMemcached(g, ns, name)
+		g.Expect(mc.Status.ObservedGeneration).To(Equal(mc.Generation))
+		g.Expect(conditionOf(mc, cachev1alpha1.ConditionDegraded).Status).To(Equal(metav1.ConditionFalse), "%+v", conditionOf(mc, cachev1alpha1.ConditionDegraded))
+	}, timeout, interval).Should(Succeed(), "reconciled without error while monitoring.coreos.com/v1 serves no ServiceMonitor")
+	// Several discovery polls later (200 ms in the suite) still nothing to report: had a poll taken
+	// the group for the kind, the Memcached would have been queued and failed to read its ServiceMonitor.
+	g.Consistently(func(g Gomega) {
+		g.Expect(conditionOf(getMemcached(g, ns, name), cachev1alpha1.ConditionDegraded).Status).To(Equal(metav1.ConditionFalse))
+	}, 1500*time.Millisecond, interval).Should(Succeed())
 
 	// Install the CRD while the manager runs.
 	_, err = envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{
