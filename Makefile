@@ -57,6 +57,10 @@ OPERATOR_SDK_VERSION ?= v1.42.3
 OPM_VERSION ?= v1.74.0
 OLM_VERSION ?= v0.46.0
 GRPC_HEALTH_PROBE_VERSION ?= v0.4.53
+# memcached_exporter (spec.monitoring's sidecar): the local image is built from this release's Go
+# module (hack/tools/memcached-exporter, whose go.mod must require it); users get the public
+# quay.io/prometheus/memcached-exporter of the same tag (RELATED_IMAGE_MEMCACHED_EXPORTER).
+MEMCACHED_EXPORTER_VERSION ?= v0.14.4
 
 SHELL = /usr/bin/env bash -o pipefail
 .SHELLFLAGS = -ec
@@ -372,11 +376,18 @@ REAL_KUBECONFIG ?= $(REAL_CLUSTER_DIR)/kubeconfig
 # deployed (by digest) on the real node; MCCLIENT_IMG the test client (test/real/cmd/mcclient).
 REAL_IMG ?= $(LOCAL_REGISTRY)/memcached-operator:v$(VERSION)
 MCCLIENT_IMG ?= mcclient:test
+# MEMCACHED_EXPORTER_IMG is the exporter sidecar built from its Go module (MEMCACHED_EXPORTER_IMAGE
+# in images.env, by digest; test/real sets it as spec.monitoring.image).
+MEMCACHED_EXPORTER_IMG ?= memcached-exporter:$(MEMCACHED_EXPORTER_VERSION)
 
 .PHONY: real-images
-real-images: ## Push what the real node runs to the local registry: memcached, the operator image REAL_IMG, the test client.
+real-images: ## Push what the real node runs to the local registry: memcached, the exporter, the operator image REAL_IMG, the test client.
 	hack/local-images.sh static builder memcached
 	hack/local-images.sh gobin $(MCCLIENT_IMG) ./test/real/cmd/mcclient
+	@grep -q "github.com/prometheus/memcached_exporter $(MEMCACHED_EXPORTER_VERSION)$$" hack/tools/memcached-exporter/go.mod || \
+		{ echo "hack/tools/memcached-exporter/go.mod does not require memcached_exporter $(MEMCACHED_EXPORTER_VERSION)" >&2; exit 1; }
+	GOBIN_LDFLAGS="-X github.com/prometheus/common/version.Version=$(MEMCACHED_EXPORTER_VERSION:v%=%)" \
+		hack/local-images.sh gobin $(MEMCACHED_EXPORTER_IMG) github.com/prometheus/memcached_exporter/cmd/memcached_exporter hack/tools/memcached-exporter
 	$(MAKE) --no-print-directory docker-build docker-push IMG=$(REAL_IMG)
 
 .PHONY: deploy-real

@@ -38,6 +38,7 @@ import (
 	operatorsv2 "github.com/operator-framework/api/pkg/operators/v2"
 	"github.com/operator-framework/operator-lib/conditions"
 	"github.com/operator-framework/operator-lib/proxy"
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 	"github.com/example/memcached-operator/controllers"
@@ -49,6 +50,9 @@ const (
 	// relatedImageEnv holds the default memcached image; OLM lists RELATED_IMAGE_* values of the
 	// CSV's Deployment in spec.relatedImages, so disconnected mirrors know about it.
 	relatedImageEnv = "RELATED_IMAGE_MEMCACHED"
+	// relatedImageExporterEnv holds the default memcached_exporter image (spec.monitoring), listed
+	// in spec.relatedImages the same way; controllers.DefaultExporterImage when unset.
+	relatedImageExporterEnv = "RELATED_IMAGE_MEMCACHED_EXPORTER"
 	// operatorConditionEnv is set by OLM to the name of the operator's OperatorCondition.
 	operatorConditionEnv = "OPERATOR_CONDITION_NAME"
 	// defaultMaxConcurrentReconciles is --max-concurrent-reconciles' default (see the flag).
@@ -63,6 +67,7 @@ var (
 func init() {
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(cachev1alpha1.AddToScheme(scheme))
+	utilruntime.Must(monitoringv1.AddToScheme(scheme))
 }
 
 func main() {
@@ -156,7 +161,8 @@ func run(ctx context.Context, s settings) error {
 		APIReader: mgr.GetAPIReader(),
 		Scheme:    mgr.GetScheme(),
 		Recorder:  mgr.GetEventRecorder("memcached-operator"),
-		Options:   controllers.Options{DefaultImage: s.defaultImage, ProxyEnv: proxy.ReadProxyVarsFromEnv()},
+		Options: controllers.Options{DefaultImage: s.defaultImage, ProxyEnv: proxy.ReadProxyVarsFromEnv(),
+			DefaultExporterImage: s.defaultExporterImage},
 
 		MaxConcurrentReconciles: s.maxConcurrentReconciles,
 	}).SetupWithManager(mgr); err != nil {
@@ -169,7 +175,7 @@ func run(ctx context.Context, s settings) error {
 		return fmt.Errorf("failed to add ready check: %w", err)
 	}
 
-	setupLog.Info("Starting manager", "defaultImage", s.defaultImage)
+	setupLog.Info("Starting manager", "defaultImage", s.defaultImage, "defaultExporterImage", s.defaultExporterImage)
 	return mgr.Start(ctx)
 }
 

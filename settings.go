@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/controllers"
 	"github.com/example/memcached-operator/internal/watchnamespace"
 )
 
@@ -56,6 +57,9 @@ type settings struct {
 	namespaces []string
 	// defaultImage is RELATED_IMAGE_MEMCACHED, a valid image reference.
 	defaultImage string
+	// defaultExporterImage is RELATED_IMAGE_MEMCACHED_EXPORTER, a valid image reference, or
+	// controllers.DefaultExporterImage when the variable is unset.
+	defaultExporterImage string
 	// operatorConditionName is OPERATOR_CONDITION_NAME, set by OLM; "" means no OperatorCondition.
 	operatorConditionName string
 }
@@ -106,6 +110,17 @@ func (s *settings) check(getenv func(string) string) error {
 		errs = append(errs, fmt.Errorf("environment variable %s is %d characters long, more than %d", relatedImageEnv, len(img), maxImageLength))
 	case !imageReference.MatchString(img):
 		errs = append(errs, fmt.Errorf("environment variable %s=%q is not an image reference ([host[:port]/]path[:tag][@digest], e.g. docker.io/library/memcached:1.6.38)", relatedImageEnv, img))
+	}
+
+	s.defaultExporterImage = getenv(relatedImageExporterEnv)
+	switch img := s.defaultExporterImage; {
+	case img == "":
+		// Optional: operators started without it (make run, older deployments) use the public image.
+		s.defaultExporterImage = controllers.DefaultExporterImage
+	case len(img) > maxImageLength:
+		errs = append(errs, fmt.Errorf("environment variable %s is %d characters long, more than %d", relatedImageExporterEnv, len(img), maxImageLength))
+	case !imageReference.MatchString(img):
+		errs = append(errs, fmt.Errorf("environment variable %s=%q is not an image reference ([host[:port]/]path[:tag][@digest], e.g. %s)", relatedImageExporterEnv, img, controllers.DefaultExporterImage))
 	}
 
 	s.operatorConditionName = getenv(operatorConditionEnv)

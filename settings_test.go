@@ -17,9 +17,12 @@ limitations under the License.
 package main
 
 import (
+	"cmp"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/example/memcached-operator/controllers"
 )
 
 // Every setting read at start is checked before anything is written, and a bad one stops the
@@ -38,6 +41,9 @@ func TestSettingsCheck(t *testing.T) {
 		"image not a reference":      {env: map[string]string{relatedImageEnv: "not a ref::"}, wantErr: []string{relatedImageEnv + `="not a ref::"`, "not an image reference"}},
 		"image upper-case path":      {env: map[string]string{relatedImageEnv: "docker.io/Library/memcached"}, wantErr: []string{relatedImageEnv, "not an image reference"}},
 		"image too long":             {env: map[string]string{relatedImageEnv: strings.Repeat("a", 513)}, wantErr: []string{relatedImageEnv, "more than 512"}},
+		"exporter image":             {env: map[string]string{relatedImageExporterEnv: "registry.example.com/memcached-exporter@sha256:" + strings.Repeat("b", 64)}},
+		"exporter image invalid":     {env: map[string]string{relatedImageExporterEnv: "Quay.io/x y"}, wantErr: []string{relatedImageExporterEnv, "not an image reference"}},
+		"exporter image too long":    {env: map[string]string{relatedImageExporterEnv: strings.Repeat("a", 513)}, wantErr: []string{relatedImageExporterEnv, "more than 512"}},
 		"watch namespaces":           {env: map[string]string{"WATCH_NAMESPACE": "a, b,"}},
 		"watch namespace invalid":    {env: map[string]string{"WATCH_NAMESPACE": "a,B_b"}, wantErr: []string{"WATCH_NAMESPACE", `"B_b"`}},
 		"operator condition":         {env: map[string]string{operatorConditionEnv: "memcached-operator.v0.3.0"}},
@@ -85,6 +91,11 @@ func TestSettingsCheck(t *testing.T) {
 				}
 				if s.defaultImage != env[relatedImageEnv] {
 					t.Errorf("defaultImage = %q, want %q", s.defaultImage, env[relatedImageEnv])
+				}
+				// Unset: the public image the shipped CSV names.
+				wantExporter := cmp.Or(env[relatedImageExporterEnv], controllers.DefaultExporterImage)
+				if s.defaultExporterImage != wantExporter {
+					t.Errorf("defaultExporterImage = %q, want %q", s.defaultExporterImage, wantExporter)
 				}
 				return
 			}

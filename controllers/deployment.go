@@ -226,7 +226,7 @@ func desiredDeployment(mc *cachev1alpha1.Memcached, opts Options) *appsv1.Deploy
 					TopologySpreadConstraints: topologySpreadConstraints(mc),
 					PriorityClassName:         mc.Spec.PriorityClassName,
 					Volumes:                   secretVolumes(mc),
-					Containers: []corev1.Container{{
+					Containers: append([]corev1.Container{{
 						Name:    containerName,
 						Image:   image(mc, opts),
 						Command: []string{"memcached"},
@@ -248,7 +248,7 @@ func desiredDeployment(mc *cachev1alpha1.Memcached, opts Options) *appsv1.Deploy
 							RunAsNonRoot:             ptr.To(true),
 							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
 						},
-					}},
+					}}, exporterContainers(mc, opts)...),
 					TerminationGracePeriodSeconds: terminationGracePeriodSeconds(mc),
 				},
 			},

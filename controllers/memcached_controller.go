@@ -35,6 +35,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
@@ -46,8 +47,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/operator-framework/operator-lib/predicate"
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 )
@@ -88,6 +91,12 @@ type MemcachedReconciler struct {
 	// MaxConcurrentReconciles is how many Memcacheds are reconciled at once (controller-runtime's
 	// default, 1, when 0). One Memcached is never reconciled by two workers at once.
 	MaxConcurrentReconciles int
+	// ServiceMonitorPollInterval is how often API discovery is asked whether the ServiceMonitor CRD
+	// exists, until it does (DefaultServiceMonitorPollInterval when 0; see serviceMonitorWatch).
+	ServiceMonitorPollInterval time.Duration
+
+	// serviceMonitors tells whether ServiceMonitors are served and watched (set up by SetupWithManager).
+	serviceMonitors *serviceMonitorWatch
 }
 
 // +kubebuilder:rbac:groups=cache.example.com,resources=memcacheds,verbs=get;list;watch
@@ -100,6 +109,7 @@ type MemcachedReconciler struct {
 // +kubebuilder:rbac:groups=core,resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups=core,resources=secrets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=monitoring.coreos.com,resources=servicemonitors,verbs=get;list;watch;create;update;patch;delete
 
 // Reconcile brings one Memcached to its desired state and writes its status. It is idempotent and
 // makes no API write when nothing changed. Objects the Memcached owns are garbage-collected through
@@ -273,6 +283,19 @@ func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1
 	} else {
 		r.deleteDisabled(ctx, mc, "NetworkPolicy", &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: deploymentName(mc), Namespace: mc.Namespace}}, obs)
 	}
+	// Only while the cluster serves the kind (serviceMonitorWatch): without the CRD there is
+	// nothing to create, read or delete, and that is not an error.
+	if r.serviceMonitors.Available() {
+		if monitoringEnabled(mc) {
+			sm, res, err := apply(ctx, r.Client, r.APIReader, r.Scheme, mc, owned[*monitoringv1.ServiceMonitor]{
+				kind: "ServiceMonitor", desired: desiredServiceMonitor(mc), live: &monitoringv1.ServiceMonitor{},
+				needsUpdate: serviceMonitorNeedsUpdate, update: updateServiceMonitor,
+			})
+			record("ServiceMonitor", sm, res, err)
+		} else {
+			r.deleteDisabled(ctx, mc, "ServiceMonitor", &monitoringv1.ServiceMonitor{ObjectMeta: metav1.ObjectMeta{Name: deploymentName(mc), Namespace: mc.Namespace}}, obs)
+		}
+	}
 }
 
 // observe completes obs with what exists, read from the cache: the pods of mc and, when nothing
@@ -416,6 +439,8 @@ func enqueueAfter(toRequests handler.MapFunc) handler.EventHandler {
 // SetupWithManager registers the controller: it watches Memcached (except paused ones), the
 // Deployments, Services, PodDisruptionBudgets and NetworkPolicies it controls, and the pods of its
 // instances; the changes of the latter reach the queue after coalesceDelay (enqueueAfter).
+// ServiceMonitors are watched from the moment the cluster serves them (serviceMonitorWatch, a
+// runnable of mgr).
 //
 // It also watches Secrets, as metadata only (builder.OnlyMetadata): the cache then holds, for
 // every Secret of the watched namespaces, a PartialObjectMetadata trimmed to name, namespace, UID
@@ -433,7 +458,19 @@ func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &cachev1alpha1.Memcached{}, SecretsIndex, indexSecrets); err != nil {
 		return fmt.Errorf("failed to index Memcacheds by Secret: %w", err)
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	dc, err := discovery.NewDiscoveryClientForConfig(mgr.GetConfig())
+	if err != nil {
+		return fmt.Errorf("failed to create discovery client: %w", err)
+	}
+	interval := r.ServiceMonitorPollInterval
+	if interval <= 0 {
+		interval = DefaultServiceMonitorPollInterval
+	}
+	r.serviceMonitors = &serviceMonitorWatch{
+		discovery: dc, interval: interval, cache: mgr.GetCache(), reader: mgr.GetCache(),
+		events: make(chan event.GenericEvent),
+	}
+	c, err := ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
 		For(&cachev1alpha1.Memcached{}, builder.WithPredicates(pause)).
@@ -443,5 +480,14 @@ func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&networkingv1.NetworkPolicy{}, enqueueAfter(controllerOf)).
 		Watches(&corev1.Pod{}, enqueueAfter(podToMemcached)).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(secretToMemcacheds(mgr.GetCache())), builder.OnlyMetadata).
-		Complete(r)
+		WatchesRawSource(source.Channel(r.serviceMonitors.events, &handler.EnqueueRequestForObject{})).
+		Build(r)
+	if err != nil {
+		return err
+	}
+	r.serviceMonitors.controller = c
+	if err := mgr.Add(r.serviceMonitors); err != nil {
+		return fmt.Errorf("failed to add the ServiceMonitor watch: %w", err)
+	}
+	return nil
 }

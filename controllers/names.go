@@ -33,6 +33,9 @@ type Options struct {
 	// ProxyEnv are the HTTP_PROXY, HTTPS_PROXY and NO_PROXY variables of the operator, passed on to
 	// the memcached containers (operator-lib proxy.ReadProxyVarsFromEnv).
 	ProxyEnv []corev1.EnvVar
+	// DefaultExporterImage is the memcached_exporter image used when spec.monitoring.image is
+	// empty; main.go reads it from RELATED_IMAGE_MEMCACHED_EXPORTER (listed in relatedImages too).
+	DefaultExporterImage string
 }
 
 // portName names the memcached TCP port on the container and the Service.

@@ -31,7 +31,8 @@ func serviceEnabled(mc *cachev1alpha1.Memcached) bool {
 }
 
 // desiredService builds the headless Service (clusterIP None) named like mc that publishes its
-// memcached pods on port 11211 for client discovery by DNS. Not-ready pods are not published.
+// memcached pods on port 11211 for client discovery by DNS, and the exporters on port 9150
+// ("metrics") when monitoring is on. Not-ready pods are not published.
 func desiredService(mc *cachev1alpha1.Memcached) *corev1.Service {
 	return &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{
@@ -42,12 +43,12 @@ func desiredService(mc *cachev1alpha1.Memcached) *corev1.Service {
 		Spec: corev1.ServiceSpec{
 			ClusterIP: corev1.ClusterIPNone,
 			Selector:  selectorLabels(mc),
-			Ports: []corev1.ServicePort{{
+			Ports: append([]corev1.ServicePort{{
 				Name:       portName,
 				Port:       cachev1alpha1.DefaultPort,
 				TargetPort: intstr.FromString(portName),
 				Protocol:   corev1.ProtocolTCP,
-			}},
+			}}, metricsServicePorts(mc)...),
 		},
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	"go.uber.org/zap/zapcore"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -58,7 +59,10 @@ const (
 	testImage = "registry.example.com/memcached:1.6.38"
 	// watchedNamespaces is the WATCH_NAMESPACE of the suite's manager; tests use these namespaces,
 	// and t-unwatched (not in the list) to prove that the manager leaves other namespaces alone.
-	watchedNamespaces = "t-create, t-status,t-drift,t-foreign,t-admission,t-quiet,t-two,t-optional,t-scale,t-pause,t-terminating,t-cost,t-recreate,t-upgrade,t-netpol,t-netpol-foreign,t-shutdown,t-secrets,"
+	watchedNamespaces = "t-create, t-status,t-drift,t-foreign,t-admission,t-quiet,t-two,t-optional,t-scale,t-pause,t-terminating,t-cost,t-recreate,t-upgrade,t-netpol,t-netpol-foreign,t-shutdown,t-secrets," +
+		"t-monitoring"
+	// testExporterImage is the operator's default exporter image (RELATED_IMAGE_MEMCACHED_EXPORTER).
+	testExporterImage = "registry.example.com/memcached-exporter:v0.14.4"
 )
 
 var (
@@ -94,6 +98,7 @@ func runSuite(m *testing.M) int {
 	scheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(cachev1alpha1.AddToScheme(scheme))
+	utilruntime.Must(monitoringv1.AddToScheme(scheme))
 	if k8sClient, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
 		fmt.Fprintf(os.Stderr, "failed to create client: %v\n", err)
 		return 1
@@ -125,7 +130,9 @@ func runSuite(m *testing.M) int {
 		APIReader: mgr.GetAPIReader(),
 		Scheme:    mgr.GetScheme(),
 		Recorder:  mgr.GetEventRecorder("memcached-operator"),
-		Options:   Options{DefaultImage: testImage},
+		Options:   Options{DefaultImage: testImage, DefaultExporterImage: testExporterImage},
+		// The ServiceMonitor CRD is installed mid-suite (TestServiceMonitorFollowsItsCRD).
+		ServiceMonitorPollInterval: 200 * time.Millisecond,
 		// As the manager runs by default (main.go): instances are reconciled concurrently.
 		MaxConcurrentReconciles: 4,
 	}).SetupWithManager(mgr); err != nil {

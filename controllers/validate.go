@@ -125,6 +125,7 @@ func schemaErrors(mc *cachev1alpha1.Memcached) field.ErrorList {
 		errs = append(errs, field.Invalid(spec.Child("memcached", "extraArgs"), "-B",
 			"-B is not allowed with spec.auth: memcached's ASCII authentication works only with the ASCII protocol (memcached refuses to start otherwise)"))
 	}
+	errs = append(errs, monitoringErrors(spec, s)...)
 	return errs
 }
 

@@ -186,6 +186,16 @@ var ruleCases = map[string]ruleCase{
 	"-B binary without auth":        {spec: memcachedCfg("extraArgs", []any{"-B", "binary"})},
 	"auth with other extra args":    {spec: merge(map[string]any{"auth": map[string]any{"secretName": "users"}}, memcachedCfg("extraArgs", []any{"-o", "modern"}))},
 	"tls and auth":                  {spec: merge(tlsSpec(map[string]any{"secretName": "cert"}), map[string]any{"auth": map[string]any{"secretName": "cert", "key": "users"}})},
+
+	// spec.monitoring (issue 11).
+	"monitoring without service":     {rule: ".spec rule#1", spec: map[string]any{"monitoring": map[string]any{"enabled": true}, "service": map[string]any{"enabled": false}}, field: "spec.monitoring.enabled"},
+	"monitoring with service":        {spec: map[string]any{"monitoring": map[string]any{"enabled": true}}},
+	"monitoring off, service off":    {spec: map[string]any{"monitoring": map[string]any{"enabled": false}, "service": map[string]any{"enabled": false}}},
+	"exporter image empty":           {rule: ".spec.monitoring.image minLength", spec: map[string]any{"monitoring": map[string]any{"image": ""}}, field: "spec.monitoring.image", unseen: "an empty spec.monitoring.image reads as unset: the default exporter image is used"},
+	"exporter image of 513":          {rule: ".spec.monitoring.image maxLength", spec: map[string]any{"monitoring": map[string]any{"image": strings.Repeat("i", 513)}}, field: "spec.monitoring.image"},
+	"exporter image of 512":          {spec: map[string]any{"monitoring": map[string]any{"image": strings.Repeat("i", 512)}}},
+	"exporter image not a reference": {rule: ".spec.monitoring.image pattern", spec: map[string]any{"monitoring": map[string]any{"image": "Quay.io/x y"}}, field: "spec.monitoring.image"},
+	"exporter image digest-pinned":   {spec: map[string]any{"monitoring": map[string]any{"enabled": true, "image": "127.0.0.1:5000/memcached-exporter@sha256:" + strings.Repeat("0", 64)}}},
 }
 
 // tlsSpec is a spec with only spec.tls set.

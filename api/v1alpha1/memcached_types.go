@@ -105,6 +105,7 @@ const (
 // MemcachedSpec is the desired state of a memcached cache: how many servers, which image, how each
 // server is tuned and where its pods are scheduled.
 // +kubebuilder:validation:XValidation:rule="!has(self.auth) || !has(self.memcached) || !has(self.memcached.extraArgs) || !self.memcached.extraArgs.exists(a, a == '-B')",message="-B is not allowed with spec.auth: memcached's ASCII authentication works only with the ASCII protocol (memcached refuses to start otherwise)",fieldPath=".memcached.extraArgs"
+// +kubebuilder:validation:XValidation:rule="!has(self.monitoring) || !has(self.monitoring.enabled) || !self.monitoring.enabled || !has(self.service) || !has(self.service.enabled) || self.service.enabled",message="spec.monitoring.enabled requires spec.service.enabled: the metrics port and the ServiceMonitor are on the headless Service",fieldPath=".monitoring.enabled"
 type MemcachedSpec struct {
 	// Size is the number of memcached servers (Deployment replicas). It defaults to 1 and must be
 	// between 1 and 64: 0 is rejected (delete the Memcached, or pause it, to stop serving), so an
@@ -227,6 +228,14 @@ type MemcachedSpec struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Authentication"
 	Auth *AuthSpec `json:"auth,omitempty"`
+
+	// Monitoring adds a Prometheus exporter (memcached_exporter) to every memcached pod, a metrics
+	// port to the headless Service and, when the cluster has the ServiceMonitor CRD of the
+	// Prometheus Operator, a ServiceMonitor. Off by default.
+	// +kubebuilder:default={}
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Monitoring"
+	Monitoring MonitoringSpec `json:"monitoring,omitempty"`
 }
 
 // MemcachedConfig holds memcached server settings; each maps to one memcached command-line flag
@@ -491,6 +500,33 @@ type AuthSpec struct {
 	Key string `json:"key,omitempty"`
 }
 
+// ExporterPort is the TCP port the memcached_exporter sidecar serves /metrics on (its default,
+// flag --web.listen-address), named "metrics" on the container and on the headless Service.
+const ExporterPort = 9150
+
+// MonitoringSpec configures Prometheus monitoring of the memcached servers: a memcached_exporter
+// sidecar (https://github.com/prometheus/memcached_exporter) in every pod, which reads memcached's
+// stats over localhost and serves them on port 9150 ("metrics"), the same port on the headless
+// Service, and a ServiceMonitor (monitoring.coreos.com/v1) when that CRD exists in the cluster.
+type MonitoringSpec struct {
+	// Enabled adds the exporter sidecar, the Service's metrics port and the ServiceMonitor (default
+	// false); turning it off removes all three. Changing it rolls the pods.
+	// +kubebuilder:default=false
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Enabled",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch"}
+	Enabled *bool `json:"enabled,omitempty"`
+
+	// Image overrides the exporter image, in the grammar of spec.image (a tag or digest reference).
+	// When empty the operator uses its RELATED_IMAGE_MEMCACHED_EXPORTER environment variable
+	// (quay.io/prometheus/memcached-exporter:v0.14.4 in the shipped operator).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:Pattern=`^((?:(?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*|\[(?:[a-fA-F0-9:]+)\])(?::[0-9]+)?/)?[a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*)*)(?::([\w][\w.-]{0,127}))?(?:@([A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*[:][[:xdigit:]]{32,}))?$`
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Exporter Image",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	Image string `json:"image,omitempty"`
+}
+
 // MemcachedStatus is the observed state of a Memcached, computed by the operator.
 type MemcachedStatus struct {
 	// Nodes are the names of the instance's memcached pods that are not terminating, sorted.
@@ -553,8 +589,7 @@ type MemcachedStatus struct {
 // +kubebuilder:printcolumn:name="Ready",type=integer,JSONPath=`.status.readyReplicas`
 // +kubebuilder:printcolumn:name="Available",type=string,JSONPath=`.status.conditions[?(@.type=="Available")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
-// +operator-sdk:csv:customresourcedefinitions:displayName="Memcached",resources={{Deployment,v1,""},{Service,v1,""},{PodDisruptionBudget,v1,""},{NetworkPolicy,v1,""},{Pod,v1,""},{Event,v1,""}}
-// +operator-sdk:csv:customresourcedefinitions:displayName="Memcached",resources={{Deployment,v1,""},{Service,v1,""},{PodDisruptionBudget,v1,""},{Pod,v1,""},{Secret,v1,""},{Event,v1,""}}
+// +operator-sdk:csv:customresourcedefinitions:displayName="Memcached",resources={{Deployment,v1,""},{Service,v1,""},{PodDisruptionBudget,v1,""},{NetworkPolicy,v1,""},{Pod,v1,""},{Secret,v1,""},{Event,v1,""},{ServiceMonitor,v1,""}}
 type Memcached struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

@@ -1,0 +1,143 @@
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+)
+
+const (
+	// exporterContainerName is the name of the memcached_exporter sidecar container.
+	exporterContainerName = "memcached-exporter"
+	// metricsPortName names the exporter's port on the container and on the headless Service; a
+	// NetworkPolicy admits it from the monitoring peers only when the pod template has it.
+	metricsPortName = "metrics"
+	// DefaultExporterImage is the public memcached_exporter image the shipped operator names in
+	// RELATED_IMAGE_MEMCACHED_EXPORTER (config/manager), and the default when that variable is
+	// unset: the Prometheus project's image on quay.io, the release the Go module proxy serves
+	// (https://github.com/prometheus/memcached_exporter/releases/tag/v0.14.4).
+	DefaultExporterImage = "quay.io/prometheus/memcached-exporter:v0.14.4"
+)
+
+// monitoringEnabled reports whether mc wants the exporter sidecar, the Service's metrics port and
+// the ServiceMonitor (spec.monitoring.enabled, default false).
+func monitoringEnabled(mc *cachev1alpha1.Memcached) bool {
+	return mc.Spec.Monitoring.Enabled != nil && *mc.Spec.Monitoring.Enabled
+}
+
+// exporterImage is the exporter image for mc: spec.monitoring.image, else the operator's default.
+func exporterImage(mc *cachev1alpha1.Memcached, opts Options) string {
+	if mc.Spec.Monitoring.Image != "" {
+		return mc.Spec.Monitoring.Image
+	}
+	return opts.DefaultExporterImage
+}
+
+// exporterContainers returns the memcached_exporter sidecar of mc's pods when monitoring is on,
+// else nil. The exporter reads memcached's stats on localhost:11211 (the pod's own server) and
+// serves them on :9150/metrics (port "metrics"). It runs under the same restricted security
+// context as memcached (the pod's uid 11211, read-only root, no capabilities); the image's
+// ENTRYPOINT is the exporter (/bin/memcached_exporter in the public image), so only Args are set.
+// Its liveness probe is a TCP check of the metrics port; it has no readiness probe, so a slow
+// exporter never takes a memcached server out of the Service. Requests 10m CPU and 32Mi, limit
+// 64Mi of memory (the exporter uses about 15 MiB).
+func exporterContainers(mc *cachev1alpha1.Memcached, opts Options) []corev1.Container {
+	if !monitoringEnabled(mc) {
+		return nil
+	}
+	mem := resource.MustParse("32Mi")
+	return []corev1.Container{{
+		Name:  exporterContainerName,
+		Image: exporterImage(mc, opts),
+		Args: []string{
+			"--memcached.address=localhost:" + strconv.Itoa(cachev1alpha1.DefaultPort),
+			"--web.listen-address=:" + strconv.Itoa(cachev1alpha1.ExporterPort),
+		},
+		Ports: []corev1.ContainerPort{{
+			Name:          metricsPortName,
+			ContainerPort: cachev1alpha1.ExporterPort,
+			Protocol:      corev1.ProtocolTCP,
+		}},
+		Resources: corev1.ResourceRequirements{
+			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: mem},
+			Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi")},
+		},
+		LivenessProbe: &corev1.Probe{
+			ProbeHandler: corev1.ProbeHandler{
+				TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromString(metricsPortName)},
+			},
+			InitialDelaySeconds: 10,
+			PeriodSeconds:       10,
+			TimeoutSeconds:      1,
+			SuccessThreshold:    1,
+			FailureThreshold:    3,
+		},
+		SecurityContext: restrictedContainerSecurityContext(),
+	}}
+}
+
+// restrictedContainerSecurityContext is the container security context of every operand
+// container: the restricted Pod Security profile's settings plus a read-only root filesystem.
+func restrictedContainerSecurityContext() *corev1.SecurityContext {
+	return &corev1.SecurityContext{
+		AllowPrivilegeEscalation: ptr.To(false),
+		ReadOnlyRootFilesystem:   ptr.To(true),
+		RunAsNonRoot:             ptr.To(true),
+		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+	}
+}
+
+// metricsServicePorts returns the headless Service's "metrics" port (9150, to the exporter's
+// named port) when monitoring is on, else nil.
+func metricsServicePorts(mc *cachev1alpha1.Memcached) []corev1.ServicePort {
+	if !monitoringEnabled(mc) {
+		return nil
+	}
+	return []corev1.ServicePort{{
+		Name:       metricsPortName,
+		Port:       cachev1alpha1.ExporterPort,
+		TargetPort: intstr.FromString(metricsPortName),
+		Protocol:   corev1.ProtocolTCP,
+	}}
+}
+
+// monitoringErrors is validateSpec's twin of the CRD rules on spec.monitoring (spec is the path of
+// spec): the OpenAPI bounds and pattern of monitoring.image, and the spec-level CEL rule that
+// monitoring needs the Service (its metrics port and the ServiceMonitor's target).
+func monitoringErrors(spec *field.Path, s cachev1alpha1.MemcachedSpec) field.ErrorList {
+	var errs field.ErrorList
+	p := spec.Child("monitoring")
+	if img := s.Monitoring.Image; img != "" {
+		errs = append(errs, maxLength(p.Child("image"), img, 512)...)
+		if !imageReference.MatchString(img) {
+			errs = append(errs, field.Invalid(p.Child("image"), img, "must be an image reference ([host[:port]/]path[:tag][@digest])"))
+		}
+	}
+	if monitoringEnabled(&cachev1alpha1.Memcached{Spec: s}) && s.Service.Enabled != nil && !*s.Service.Enabled {
+		errs = append(errs, field.Invalid(p.Child("enabled"), true,
+			"spec.monitoring.enabled requires spec.service.enabled: the metrics port and the ServiceMonitor are on the headless Service"))
+	}
+	return errs
+}

@@ -1,0 +1,157 @@
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/discovery"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+)
+
+// DefaultServiceMonitorPollInterval is how often the operator asks API discovery whether the
+// ServiceMonitor CRD has been installed, until it has (MemcachedReconciler.ServiceMonitorPollInterval).
+const DefaultServiceMonitorPollInterval = 10 * time.Second
+
+// serviceMonitorWatch starts the operator's management of ServiceMonitors once the cluster serves
+// monitoring.coreos.com/v1 ServiceMonitor, whether that is at start or later: no restart is needed
+// when the Prometheus Operator is installed after the memcached operator.
+//
+// How it detects the CRD: it asks API discovery (GET /apis/monitoring.coreos.com/v1) at start and
+// then every interval until the kind is served. Discovery is readable by every authenticated user
+// (the system:discovery ClusterRole), so this needs no RBAC at all; watching the
+// CustomResourceDefinition instead would need a cluster-scoped rule on customresourcedefinitions in
+// the CSV's clusterPermissions, for a delay of a few seconds saved once in the operator's life.
+// Steady state: one discovery GET per interval while the CRD is absent, none after.
+//
+// Once the kind is served it adds a watch of ServiceMonitors to the running controller
+// (Controller.Watch after start starts the source at once) through the manager's cache, so the
+// informer is scoped to the namespaces of WATCH_NAMESPACE like every other one (the cache cannot
+// also filter ServiceMonitors by label: its per-kind options are resolved through the REST mapper
+// when it is created, and the kind may not exist then). The controller-runtime REST mapper finds
+// the new kind by itself (it reloads a group on a no-match). Then it marks ServiceMonitors
+// available and queues every Memcached with monitoring on, so their ServiceMonitors are created
+// without waiting for another change. Until then the reconciler neither reads nor writes
+// ServiceMonitors: a Memcached with monitoring on gets its exporter and metrics port, and no
+// error.
+//
+// If the CRD is removed later the informer logs its failed lists (client-go backs off) and the
+// reconciler's reads of ServiceMonitors fail until it comes back; restart the operator to stop
+// managing them.
+type serviceMonitorWatch struct {
+	discovery  discovery.DiscoveryInterface
+	interval   time.Duration
+	cache      cache.Cache
+	reader     client.Reader
+	controller controller.Controller
+	// events feeds the controller's channel source: one GenericEvent per Memcached to reconcile.
+	events    chan event.GenericEvent
+	available atomic.Bool
+}
+
+// Available reports whether the ServiceMonitor kind is served and watched. A nil watch (a
+// reconciler built without SetupWithManager, as in unit tests) reports false.
+func (w *serviceMonitorWatch) Available() bool { return w != nil && w.available.Load() }
+
+// NeedLeaderElection implements manager.LeaderElectionRunnable: only the leader reconciles, so
+// only the leader needs to know.
+func (w *serviceMonitorWatch) NeedLeaderElection() bool { return true }
+
+// Start polls discovery until the ServiceMonitor kind is served, then starts the watch (see the
+// type's comment). It returns nil when ctx is cancelled, and an error only when the watch cannot
+// be added, which stops the manager: the operator would otherwise silently manage nothing.
+func (w *serviceMonitorWatch) Start(ctx context.Context) error {
+	log := logf.FromContext(ctx).WithName("servicemonitor")
+	gv := monitoringv1.SchemeGroupVersion.String()
+	ticker := time.NewTicker(w.interval)
+	defer ticker.Stop()
+	logged := false
+	for {
+		served, err := w.served(gv)
+		switch {
+		case err != nil:
+			log.Error(err, "Failed to look up the ServiceMonitor kind in API discovery; retrying", "groupVersion", gv)
+		case served:
+			return w.startWatch(ctx)
+		case !logged:
+			log.Info("ServiceMonitor CRD not installed: not managing ServiceMonitors until it is", "groupVersion", gv, "pollInterval", w.interval.String())
+			logged = true
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ticker.C:
+		}
+	}
+}
+
+// served reports whether discovery lists the ServiceMonitor kind in group version gv. A group
+// version that is not served at all (404) is not an error.
+func (w *serviceMonitorWatch) served(gv string) (bool, error) {
+	list, err := w.discovery.ServerResourcesForGroupVersion(gv)
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("failed to get API resources of %s: %w", gv, err)
+	}
+	for _, r := range list.APIResources {
+		if r.Kind == monitoringv1.ServiceMonitorsKind {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// startWatch adds the ServiceMonitor watch, marks the kind available and queues every Memcached
+// whose spec turns monitoring on, then blocks until ctx is cancelled.
+func (w *serviceMonitorWatch) startWatch(ctx context.Context) error {
+	log := logf.FromContext(ctx).WithName("servicemonitor")
+	if err := w.controller.Watch(source.Kind(w.cache, client.Object(&monitoringv1.ServiceMonitor{}), enqueueAfter(controllerOf))); err != nil {
+		return fmt.Errorf("failed to watch ServiceMonitors: %w", err)
+	}
+	w.available.Store(true)
+	log.Info("ServiceMonitor CRD found: managing ServiceMonitors")
+	list := &cachev1alpha1.MemcachedList{}
+	if err := w.reader.List(ctx, list); err != nil {
+		return fmt.Errorf("failed to list Memcacheds: %w", err)
+	}
+	for i := range list.Items {
+		if !monitoringEnabled(&list.Items[i]) {
+			continue
+		}
+		select {
+		case w.events <- event.GenericEvent{Object: &list.Items[i]}:
+		case <-ctx.Done():
+			return nil
+		}
+	}
+	<-ctx.Done()
+	return nil
+}
