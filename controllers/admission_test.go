@@ -187,9 +187,12 @@ func TestMemoryLimitBelowMaxMemoryIsDegraded(t *testing.T) {
 	before := &appsv1.Deployment{}
 	g.Eventually(func() error { return k8sClient.Get(testCtx, key("t-admission", name), before) }, timeout, interval).Should(Succeed())
 
+	// A merge patch, not an update: the operator's status patch may land between a read and an
+	// update and make it fail with a conflict.
 	mc = getMemcached(g, "t-admission", name)
+	base := mc.DeepCopy()
 	mc.Spec.Resources = &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi")}}
-	g.Expect(k8sClient.Update(testCtx, mc)).To(Succeed())
+	g.Expect(k8sClient.Patch(testCtx, mc, client.MergeFrom(base))).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		c := conditionOf(getMemcached(g, "t-admission", name), cachev1alpha1.ConditionDegraded)
 		g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
