@@ -24,6 +24,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 )
@@ -44,9 +45,12 @@ func TestInvalidSpecKeepsServerList(t *testing.T) {
 	}, timeout, interval).Should(Succeed())
 
 	// Admission accepts it; validateSpec refuses it (a memory limit not above maxMemoryMB).
+	// A merge patch, not an update: the operator's status patch may land between a read and an
+	// update and make it fail with a conflict.
 	mc := getMemcached(g, ns, name)
+	base := mc.DeepCopy()
 	mc.Spec.Resources = &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi")}}
-	g.Expect(k8sClient.Update(testCtx, mc)).To(Succeed())
+	g.Expect(k8sClient.Patch(testCtx, mc, client.MergeFrom(base))).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		mc := getMemcached(g, ns, name)
 		g.Expect(mc.Status.ObservedGeneration).To(Equal(mc.Generation))

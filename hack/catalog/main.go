@@ -347,49 +347,64 @@ func splitList(s string) []string {
 	return out
 }
 
+// changelogFlags are the flags of the subcommands that read the catalog and the changelog.
+type changelogFlags struct {
+	dir, pkg, changelog *string
+}
+
+// addChangelogFlags defines -dir, -package and -changelog on fs.
+func addChangelogFlags(fs *flag.FlagSet) changelogFlags {
+	return changelogFlags{
+		dir:       fs.String("dir", "catalog/memcached-operator", "catalog directory of the package"),
+		pkg:       fs.String("package", "memcached-operator", "package name"),
+		changelog: fs.String("changelog", "CHANGELOG.md", "changelog file"),
+	}
+}
+
+// open loads the catalog directory and opens the changelog; the caller closes the file.
+func (c changelogFlags) open() (*declcfg.DeclarativeConfig, *os.File, error) {
+	cfg, err := declcfg.LoadFS(context.Background(), os.DirFS(*c.dir))
+	if err != nil {
+		return nil, nil, fmt.Errorf("failed to load catalog %s: %w", *c.dir, err)
+	}
+	f, err := os.Open(*c.changelog)
+	if err != nil {
+		return nil, nil, fmt.Errorf("failed to open the changelog: %w", err)
+	}
+	return cfg, f, nil
+}
+
 func checkChangelog(args []string) error {
 	fs := flag.NewFlagSet("check-changelog", flag.ExitOnError)
-	dir := fs.String("dir", "catalog/memcached-operator", "catalog directory of the package")
-	pkg := fs.String("package", "memcached-operator", "package name")
-	changelog := fs.String("changelog", "CHANGELOG.md", "changelog file")
+	c := addChangelogFlags(fs)
 	_ = fs.Parse(args)
-	cfg, err := declcfg.LoadFS(context.Background(), os.DirFS(*dir))
+	cfg, f, err := c.open()
 	if err != nil {
-		return fmt.Errorf("failed to load catalog %s: %w", *dir, err)
-	}
-	f, err := os.Open(*changelog)
-	if err != nil {
-		return fmt.Errorf("failed to open the changelog: %w", err)
+		return err
 	}
 	defer f.Close()
-	problems, err := CheckChangelog(f, cfg, *pkg)
+	problems, err := CheckChangelog(f, cfg, *c.pkg)
 	if err != nil {
 		return err
 	}
 	if len(problems) > 0 {
-		return fmt.Errorf("%s: %d problems:\n  %s", *changelog, len(problems), strings.Join(problems, "\n  "))
+		return fmt.Errorf("%s: %d problems:\n  %s", *c.changelog, len(problems), strings.Join(problems, "\n  "))
 	}
-	fmt.Printf("%s: every release of %s has a section\n", *changelog, *dir)
+	fmt.Printf("%s: every release of %s has a section\n", *c.changelog, *c.dir)
 	return nil
 }
 
 func checkRelease(args []string) error {
 	fs := flag.NewFlagSet("check-release", flag.ExitOnError)
-	dir := fs.String("dir", "catalog/memcached-operator", "catalog directory of the package")
-	pkg := fs.String("package", "memcached-operator", "package name")
-	changelog := fs.String("changelog", "CHANGELOG.md", "changelog file")
+	c := addChangelogFlags(fs)
 	version := fs.String("version", "", "version to release")
 	_ = fs.Parse(args)
-	cfg, err := declcfg.LoadFS(context.Background(), os.DirFS(*dir))
+	cfg, f, err := c.open()
 	if err != nil {
-		return fmt.Errorf("failed to load catalog %s: %w", *dir, err)
-	}
-	f, err := os.Open(*changelog)
-	if err != nil {
-		return fmt.Errorf("failed to open the changelog: %w", err)
+		return err
 	}
 	defer f.Close()
-	newest, err := CheckNewRelease(cfg, *pkg, *version, f)
+	newest, err := CheckNewRelease(cfg, *c.pkg, *version, f)
 	if err != nil {
 		return err
 	}
