@@ -11,6 +11,12 @@
 #          CATALOG_MAX_VERSION=X.Y.Z leaves the bundles newer than X.Y.Z out of the copy (and the
 #          channel entries naming them), to stage an upgrade: serve the old catalog, subscribe,
 #          then `start` again with the full catalog.
+#          CATALOG_HEAD_BUNDLE=DIR (a bundle directory, e.g. bundle/) replaces, in the copy, the catalog's
+#          bundle of the same name with `opm render DIR`: the bundle the working tree generates for
+#          the Makefile's VERSION is served in place of the committed release of that version, so
+#          the OLM tests install the current code's CSV (its RBAC, its descriptors) with the current
+#          code (make test-olm runs bin/manager for that version). hack/olm-real-images.sh does the
+#          same for the real tier. A catalog without that bundle is served as it is.
 #          The copy is validated (opm validate), then `bin/opm serve` is (re)started on
 #          CATALOG_PORT (log $CLUSTER_DIR/logs/opm-serve.log, pid $CLUSTER_DIR/pids/opm.pid) and the
 #          CatalogSource CATALOG_SOURCE in namespace CATALOG_NAMESPACE is created or updated
@@ -30,6 +36,7 @@
 # Environment (defaults):
 #   CLUSTER_DIR=<repo>/.cluster   LOCALBIN=<repo>/bin   CATALOG_PORT=50051   CATALOG_MAX_VERSION=
 #   CATALOG_SOURCE=memcached-catalog   CATALOG_NAMESPACE=olm   STEP_TIMEOUT=120 (seconds per wait)
+#   CATALOG_HEAD_BUNDLE=
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,6 +44,7 @@ export LOCALBIN=${LOCALBIN:-$root/bin}
 CLUSTER_DIR=${CLUSTER_DIR:-$root/.cluster}
 CATALOG_PORT=${CATALOG_PORT:-50051}
 CATALOG_MAX_VERSION=${CATALOG_MAX_VERSION:-}
+CATALOG_HEAD_BUNDLE=${CATALOG_HEAD_BUNDLE:-}
 CATALOG_SOURCE=${CATALOG_SOURCE:-memcached-catalog}
 CATALOG_NAMESPACE=${CATALOG_NAMESPACE:-olm}
 STEP_TIMEOUT=${STEP_TIMEOUT:-120}
@@ -48,7 +56,7 @@ usage() { echo "usage: catalog-serve.sh start|stop|status [CATALOG_DIR]   (env C
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then usage; fi
 action=$1
 catalog_dir=${2:-$root/catalog}
-case $action in start|stop|status) ;; -h|--help) sed -n '2,32p' "$0"; exit 0 ;; *) usage ;; esac
+case $action in start|stop|status) ;; -h|--help) sed -n '2,39p' "$0"; exit 0 ;; *) usage ;; esac
 [[ "$CATALOG_PORT" =~ ^[0-9]+$ ]] || { echo "catalog-serve: CATALOG_PORT must be a port number" >&2; exit 2; }
 
 kubeconfig=$CLUSTER_DIR/kubeconfig
@@ -148,7 +156,24 @@ start)
   copy=$state/$(date +%Y%m%d-%H%M%S-%N)
   max_args=()
   [ -n "$CATALOG_MAX_VERSION" ] && max_args=(-max-version "$CATALOG_MAX_VERSION")
-  "$catalog_tool" blank-images -in "$catalog_dir" -out "$copy/configs" "${max_args[@]}" >"$state/blank-images.out" 2>&1 ||
+  source_dir=$catalog_dir
+  if [ -n "$CATALOG_HEAD_BUNDLE" ]; then
+    [ -d "$CATALOG_HEAD_BUNDLE/manifests" ] || die "CATALOG_HEAD_BUNDLE=$CATALOG_HEAD_BUNDLE is not a bundle directory (no manifests/)"
+    mkdir -p "$copy"
+    cp -r "$catalog_dir" "$copy/source"
+    source_dir=$copy/source
+    "$opm" render "$CATALOG_HEAD_BUNDLE" -o yaml >"$copy/head-bundle.yaml" || die "opm render $CATALOG_HEAD_BUNDLE failed"
+    head_name=$(sed -n 's/^name: //p' "$copy/head-bundle.yaml" | head -n1)
+    # catalog/<package>/bundles/<bundle name>.yaml is the layout catalog-tool writes.
+    mapfile -t head_files < <(find "$source_dir" -path "*/bundles/$head_name.yaml")
+    if [ -n "$head_name" ] && [ ${#head_files[@]} -eq 1 ]; then
+      cp "$copy/head-bundle.yaml" "${head_files[0]}"
+      step "the copy's $head_name is rendered from $CATALOG_HEAD_BUNDLE (the working tree's bundle)"
+    else
+      step "the catalog has no bundle ${head_name:-?} of $CATALOG_HEAD_BUNDLE: served as committed"
+    fi
+  fi
+  "$catalog_tool" blank-images -in "$source_dir" -out "$copy/configs" "${max_args[@]}" >"$state/blank-images.out" 2>&1 ||
     { cat "$state/blank-images.out" >&2; rm -rf "$copy"; die "copying $catalog_dir failed"; }
   step "$(sed "s|$state/||" "$state/blank-images.out")"
   "$opm" validate "$copy/configs" >"$state/validate.out" 2>&1 ||
