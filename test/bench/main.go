@@ -132,8 +132,15 @@ func main() {
 	flag.IntVar(&cfg.metricsPort, "metrics-port", 28090, "The subjects' plain-HTTP metrics port on 127.0.0.1 (probes on the next one).")
 	flag.Var(subjectFlag{&subjects, kindOperator}, "subject", "NAME=BINARY [FLAGS...]: a build of this operator to measure (repeatable).")
 	flag.Var(subjectFlag{&subjects, kindSample}, "sample",
-		"NAME=BINARY [FLAGS...]: the operator-sdk Memcached sample to measure (hack/build-sample.sh builds bin/sample-manager; its CRD and ClusterRole from "+sampleDir+"; repeatable). Subjects run in the order of their flags.")
+		"NAME=BINARY [FLAGS...]: the operator-sdk Memcached sample to measure (hack/build-sample.sh builds bin/sample-manager; its CRD and ClusterRole from -sample-dir; repeatable). Subjects run in the order of their flags.")
+	var sampleDir string
+	flag.StringVar(&sampleDir, "sample-dir", defaultSampleDir,
+		"The sample's project as hack/build-sample.sh generated it (config/crd/bases, config/rbac/role.yaml), relative to -root unless absolute.")
 	flag.Parse()
+	if err := subjects.setFiles(sampleDir); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
+	}
 	cfg.phases = map[string]bool{}
 	for _, p := range strings.Split(phases, ",") {
 		cfg.phases[strings.TrimSpace(p)] = true
@@ -222,7 +229,14 @@ func run(ctx context.Context, cfg config, subjects subjectFlags) error {
 		if !filepath.IsAbs(s.Binary) {
 			s.Binary = filepath.Join(root, s.Binary)
 		}
-		s.CRD, s.Role = filepath.Join(root, s.CRD), filepath.Join(root, s.Role)
+		for _, p := range []*string{&s.CRD, &s.Role} {
+			if !filepath.IsAbs(*p) {
+				*p = filepath.Join(root, *p)
+			}
+			if _, err := os.Stat(*p); err != nil {
+				return fmt.Errorf("failed to find the files of subject %s (make sample-manager generates the sample's): %w", s.Name, err)
+			}
+		}
 		s.metricsPort, s.probePort = cfg.metricsPort+2*i, cfg.metricsPort+2*i+1
 		s.logPath = filepath.Join(cfg.clusterDir, "logs", "subject-"+s.Name+".log")
 	}

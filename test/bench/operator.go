@@ -44,42 +44,56 @@ import (
 const (
 	// kindOperator is this project's manager (bin/manager or an older build of it).
 	kindOperator = "operator"
-	// kindSample is the operator-sdk Memcached sample (testdata/go/v4/memcached-operator of
-	// operator-sdk v1.42.3, copied into test/bench/sample, built by hack/build-sample.sh): the same
-	// group and kind (cache.example.com/v1alpha1 Memcached) with another schema (spec.size,
-	// spec.containerPort, status.conditions only).
+	// kindSample is the operator-sdk Memcached sample (operator-sdk's testdata/go/v4/memcached-operator,
+	// generated at build time by the pinned operator-sdk with kubebuilder's deploy-image plugin and
+	// built by hack/build-sample.sh): the same group and kind (cache.example.com/v1alpha1 Memcached)
+	// with another schema (spec.size, spec.containerPort, status.conditions only).
 	kindSample = "sample"
 )
 
-// sampleDir holds the operator-sdk sample's sources, CRD and ClusterRole, relative to the repository root.
-const sampleDir = "test/bench/sample"
+// defaultSampleDir is where hack/build-sample.sh generates the operator-sdk sample's project (its
+// sources, CRD and ClusterRole), relative to the repository root; -sample-dir overrides it.
+const defaultSampleDir = "bin/sample/memcached-operator"
 
 // subjectFiles returns the CRD (a file or a directory of them, applied before the subject starts)
 // and the ClusterRole file (bound to the subject's ServiceAccount) of a subject kind, relative to
-// the repository root, or an error for an unknown kind.
-func subjectFiles(kind string) (crd, role string, err error) {
+// the repository root unless sampleDir (the generated sample's project directory) is absolute, or
+// an error for an unknown kind.
+func subjectFiles(kind, sampleDir string) (crd, role string, err error) {
 	switch kind {
 	case kindOperator:
 		return "config/crd/bases", "config/rbac/role.yaml", nil
 	case kindSample:
-		return sampleDir + "/config/crd/bases/cache.example.com_memcacheds.yaml", sampleDir + "/config/rbac/role.yaml", nil
+		return filepath.Join(sampleDir, "config", "crd", "bases", "cache.example.com_memcacheds.yaml"),
+			filepath.Join(sampleDir, "config", "rbac", "role.yaml"), nil
 	}
 	return "", "", fmt.Errorf("unknown subject kind %q (want %s or %s)", kind, kindOperator, kindSample)
 }
 
-// newSubject parses NAME=BINARY [FLAGS...] into a subject of the given kind, with that kind's CRD
-// and ClusterRole files (relative to the repository root).
+// newSubject parses NAME=BINARY [FLAGS...] into a subject of the given kind; its CRD and
+// ClusterRole files are set later by setFiles, once every flag is parsed.
 func newSubject(kind, v string) (*subject, error) {
 	name, rest, ok := strings.Cut(v, "=")
 	fields := strings.Fields(rest)
 	if !ok || name == "" || len(fields) == 0 {
 		return nil, fmt.Errorf("want NAME=BINARY [FLAGS...], got %q", v)
 	}
-	crd, role, err := subjectFiles(kind)
-	if err != nil {
+	if _, _, err := subjectFiles(kind, defaultSampleDir); err != nil {
 		return nil, err
 	}
-	return &subject{Name: name, Kind: kind, Binary: fields[0], Args: fields[1:], CRD: crd, Role: role}, nil
+	return &subject{Name: name, Kind: kind, Binary: fields[0], Args: fields[1:]}, nil
+}
+
+// setFiles sets each subject's CRD and ClusterRole files from its kind, the sample's under
+// sampleDir (the project hack/build-sample.sh generated).
+func (l subjectFlags) setFiles(sampleDir string) error {
+	for _, s := range l {
+		var err error
+		if s.CRD, s.Role, err = subjectFiles(s.Kind, sampleDir); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // subject is an operator binary under test, run as a local process with its own identity.
@@ -145,12 +159,12 @@ const memcachedImage = "docker.io/library/memcached:1.6.38-alpine"
 
 // env is the environment the subject runs with, besides the benchmark's own: its kubeconfig, and
 // the operand image where its kind reads it. The sample reads MEMCACHED_IMAGE (and fails every
-// Deployment without it) and serves its defaulting webhook unless ENABLE_WEBHOOKS=false: the
-// benchmark registers no webhook, so the server would only fail for want of certificates.
+// Deployment without it); it is generated without its defaulting webhook (hack/build-sample.sh),
+// since the benchmark registers no webhook.
 func (s *subject) env() []string {
 	env := []string{"KUBECONFIG=" + s.kubeconfig}
 	if s.Kind == kindSample {
-		return append(env, "MEMCACHED_IMAGE="+memcachedImage, "ENABLE_WEBHOOKS=false")
+		return append(env, "MEMCACHED_IMAGE="+memcachedImage)
 	}
 	return append(env, "WATCH_NAMESPACE=", "RELATED_IMAGE_MEMCACHED="+memcachedImage)
 }
