@@ -100,13 +100,15 @@ func script(root string, env []string, args ...string) error {
 	return nil
 }
 
-// installCRD applies the Memcached CRD and waits until it is established.
-func installCRD(ctx context.Context, root, kubeconfig string) error {
+// installCRD applies the Memcached CRD of path (a file or a directory), replacing whatever
+// Memcached CRD is installed (kubectl's field manager owns every field of either), and waits until
+// it is established.
+func installCRD(ctx context.Context, root, kubeconfig, path string) error {
 	cmd := exec.CommandContext(ctx, filepath.Join(root, "bin", "kubectl"), "--kubeconfig", kubeconfig,
-		"apply", "--server-side", "-f", filepath.Join(root, "config", "crd", "bases"))
+		"apply", "--server-side", "--force-conflicts", "-f", path)
 	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("failed to apply the CRD: %w", err)
+		return fmt.Errorf("failed to apply the CRD %s: %w", path, err)
 	}
 	// kubectl wait fails at once while the new CRD has no status yet: try again for a while.
 	var err error
@@ -122,17 +124,18 @@ func installCRD(ctx context.Context, root, kubeconfig string) error {
 	return fmt.Errorf("failed to wait for the CRD: %w", err)
 }
 
-// subjectIdentity creates the ServiceAccount name in identityNamespace bound to the operator's
-// ClusterRole (config/rbac/role.yaml, so the subject has exactly the operator's permissions), and
-// writes a kubeconfig with a token of it to dir/name.kubeconfig, whose path it returns.
-func subjectIdentity(ctx context.Context, root, kubeconfig, dir, name string, c client.Client) (string, error) {
-	raw, err := os.ReadFile(filepath.Join(root, "config", "rbac", "role.yaml"))
+// subjectIdentity creates the ServiceAccount name in identityNamespace bound to the subject's
+// ClusterRole (the file rolePath: config/rbac/role.yaml for this operator, the sample's own for the
+// sample, so each subject has exactly its operator's permissions), and writes a kubeconfig with a
+// token of it to dir/name.kubeconfig, whose path it returns.
+func subjectIdentity(ctx context.Context, kubeconfig, dir, name, rolePath string, c client.Client) (string, error) {
+	raw, err := os.ReadFile(rolePath)
 	if err != nil {
-		return "", fmt.Errorf("failed to read the operator's ClusterRole: %w", err)
+		return "", fmt.Errorf("failed to read the subject's ClusterRole: %w", err)
 	}
 	role := &rbacv1.ClusterRole{}
 	if err := yaml.Unmarshal(raw, role); err != nil {
-		return "", fmt.Errorf("failed to parse the operator's ClusterRole: %w", err)
+		return "", fmt.Errorf("failed to parse the subject's ClusterRole %s: %w", rolePath, err)
 	}
 	role.Name = "bench-" + name
 	objs := []client.Object{

@@ -54,8 +54,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -69,17 +69,28 @@ import (
 	"github.com/example/memcached-operator/test/utils"
 )
 
-// subjectFlags collects -subject NAME=BINARY [FLAGS...] values.
+// subjectFlags is the subjects in the order their flags came (-subject and -sample share it).
 type subjectFlags []*subject
 
-func (f *subjectFlags) String() string { return fmt.Sprint(*f) }
-func (f *subjectFlags) Set(v string) error {
-	name, rest, ok := strings.Cut(v, "=")
-	fields := strings.Fields(rest)
-	if !ok || name == "" || len(fields) == 0 {
-		return fmt.Errorf("want NAME=BINARY [FLAGS...], got %q", v)
+// subjectFlag collects NAME=BINARY [FLAGS...] values of one flag into subjects of one kind.
+type subjectFlag struct {
+	list *subjectFlags
+	kind string
+}
+
+func (f subjectFlag) String() string {
+	if f.list == nil {
+		return ""
 	}
-	*f = append(*f, &subject{Name: name, Binary: fields[0], Args: fields[1:]})
+	return fmt.Sprint(*f.list)
+}
+
+func (f subjectFlag) Set(v string) error {
+	s, err := newSubject(f.kind, v)
+	if err != nil {
+		return err
+	}
+	*f.list = append(*f.list, s)
 	return nil
 }
 
@@ -126,8 +137,17 @@ func main() {
 	flag.BoolVar(&cfg.floorEach, "floor-each", false,
 		"Measure the floor again right before each subject and take each ratio to its own floor (on a machine whose load from other jobs drifts).")
 	flag.IntVar(&cfg.metricsPort, "metrics-port", 28090, "The subjects' plain-HTTP metrics port on 127.0.0.1 (probes on the next one).")
-	flag.Var(&subjects, "subject", "NAME=BINARY [FLAGS...]: an operator to measure (repeatable).")
+	flag.Var(subjectFlag{&subjects, kindOperator}, "subject", "NAME=BINARY [FLAGS...]: a build of this operator to measure (repeatable).")
+	flag.Var(subjectFlag{&subjects, kindSample}, "sample",
+		"NAME=BINARY [FLAGS...]: the operator-sdk Memcached sample to measure (hack/build-sample.sh builds bin/sample-manager; its CRD and ClusterRole from -sample-dir; repeatable). Subjects run in the order of their flags.")
+	var sampleDir string
+	flag.StringVar(&sampleDir, "sample-dir", defaultSampleDir,
+		"The sample's project as hack/build-sample.sh generated it (config/crd/bases, config/rbac/role.yaml), relative to -root unless absolute.")
 	flag.Parse()
+	if err := subjects.setFiles(sampleDir); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
+	}
 	cfg.phases = map[string]bool{}
 	for _, p := range strings.Split(phases, ",") {
 		cfg.phases[strings.TrimSpace(p)] = true
@@ -216,6 +236,14 @@ func run(ctx context.Context, cfg config, subjects subjectFlags) error {
 		if !filepath.IsAbs(s.Binary) {
 			s.Binary = filepath.Join(root, s.Binary)
 		}
+		for _, p := range []*string{&s.CRD, &s.Role} {
+			if !filepath.IsAbs(*p) {
+				*p = filepath.Join(root, *p)
+			}
+			if _, err := os.Stat(*p); err != nil {
+				return fmt.Errorf("failed to find the files of subject %s (make sample-manager generates the sample's): %w", s.Name, err)
+			}
+		}
 		s.metricsPort, s.probePort = cfg.metricsPort+2*i, cfg.metricsPort+2*i+1
 		s.logPath = filepath.Join(cfg.clusterDir, "logs", "subject-"+s.Name+".log")
 	}
@@ -228,7 +256,8 @@ func run(ctx context.Context, cfg config, subjects subjectFlags) error {
 		defer func() { _ = clusterDown(root, cfg.clusterDir, false) }()
 	}
 	kubeconfig := filepath.Join(cfg.clusterDir, "kubeconfig")
-	if err := installCRD(ctx, root, kubeconfig); err != nil {
+	// This project's CRD, for the benchmark's own cache; each subject's own is applied before it starts.
+	if err := installCRD(ctx, root, kubeconfig, filepath.Join(root, "config", "crd", "bases")); err != nil {
 		return err
 	}
 	c, err := utils.NewClient(kubeconfig, 1000, cachev1alpha1.AddToScheme)
@@ -254,7 +283,12 @@ func run(ctx context.Context, cfg config, subjects subjectFlags) error {
 		res.Floor = f
 	}
 	for i, s := range subjects {
-		if s.kubeconfig, err = subjectIdentity(ctx, root, kubeconfig, cfg.clusterDir, s.Name, c); err != nil {
+		// Subjects of different kinds share the CRD's name (cache.example.com's memcacheds) with other
+		// schemas: the one about to run gets its own (the previous subject's instances are gone).
+		if err := installCRD(ctx, root, kubeconfig, s.CRD); err != nil {
+			return fmt.Errorf("subject %s: %w", s.Name, err)
+		}
+		if s.kubeconfig, err = subjectIdentity(ctx, kubeconfig, cfg.clusterDir, s.Name, s.Role, c); err != nil {
 			return err
 		}
 		floor := res.Floor
@@ -288,20 +322,57 @@ type bench struct {
 	unrelatedCreated bool
 }
 
+// sampleAppName is the app.kubernetes.io/name label of the operator-sdk sample's pods (its
+// labelsForMemcached: the same for every instance, no instance label).
+const sampleAppName = "memcached-operator"
+
+// podInstanceField indexes the benchmark's cached pods by the instance they belong to (podInstance).
+const podInstanceField = "bench.instance"
+
+// podInstance returns the name of the instance pod belongs to, "" when it cannot tell: the value of
+// its app.kubernetes.io/instance label (this operator's pods and the floor's), else the name of the
+// Deployment that owns it through a ReplicaSet (the sample's pods carry no instance label, and the
+// sample names each Deployment after its Memcached): the controlling ReplicaSet's name minus the
+// "-<pod-template-hash>" the Deployment controller appends to it.
+func podInstance(pod *corev1.Pod) string {
+	if v := pod.Labels[controllers.LabelInstance]; v != "" {
+		return v
+	}
+	hash := pod.Labels[appsv1.DefaultDeploymentUniqueLabelKey]
+	ref := metav1.GetControllerOf(pod)
+	if hash == "" || ref == nil || ref.Kind != "ReplicaSet" {
+		return ""
+	}
+	if name, ok := strings.CutSuffix(ref.Name, "-"+hash); ok && name != "" {
+		return name
+	}
+	return ""
+}
+
 // startCache starts the informers the benchmark judges convergence from: Memcacheds, memcached
-// pods (floor and subjects), and Deployments.
+// pods (floor and subjects: this operator's and the sample's app name), indexed by instance, and
+// Deployments.
 func (b *bench) startCache(ctx context.Context, kubeconfig string) error {
 	restCfg, err := clientConfig(kubeconfig)
 	if err != nil {
 		return err
 	}
-	podSel, err := metav1.LabelSelectorAsSelector(&metav1.LabelSelector{MatchLabels: map[string]string{controllers.LabelName: controllers.AppName}})
+	podSel, err := metav1.LabelSelectorAsSelector(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+		{Key: controllers.LabelName, Operator: metav1.LabelSelectorOpIn, Values: []string{controllers.AppName, sampleAppName}}}})
 	if err != nil {
 		return err
 	}
 	b.cache, err = cache.New(restCfg, cache.Options{Scheme: b.c.Scheme(), ByObject: map[client.Object]cache.ByObject{&corev1.Pod{}: {Label: podSel}}})
 	if err != nil {
 		return fmt.Errorf("failed to create the benchmark's cache: %w", err)
+	}
+	if err := b.cache.IndexField(ctx, &corev1.Pod{}, podInstanceField, func(o client.Object) []string {
+		if v := podInstance(o.(*corev1.Pod)); v != "" {
+			return []string{v}
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("failed to index pods by instance: %w", err)
 	}
 	go func() { _ = b.cache.Start(ctx) }()
 	for _, o := range []client.Object{&corev1.Pod{}, &cachev1alpha1.Memcached{}, &appsv1.Deployment{}} {
@@ -394,7 +465,7 @@ func (b *bench) parallel(ctx context.Context, n int, do func(ctx context.Context
 // returns the latest time one of them turned Ready.
 func (b *bench) podsReady(ctx context.Context, key client.ObjectKey) (bool, time.Time) {
 	pods := &corev1.PodList{}
-	if err := b.cache.List(ctx, pods, client.InNamespace(key.Namespace), client.MatchingLabels{controllers.LabelInstance: key.Name}); err != nil {
+	if err := b.cache.List(ctx, pods, client.InNamespace(key.Namespace), client.MatchingFields{podInstanceField: key.Name}); err != nil {
 		return false, time.Time{}
 	}
 	n := 0
@@ -417,24 +488,22 @@ func (b *bench) podsReady(ctx context.Context, key client.ObjectKey) (bool, time
 	return n == b.cfg.size, last
 }
 
-// available returns the Available condition of the instance key when it is True for its current
-// generation, else nil.
-func (b *bench) available(ctx context.Context, key client.ObjectKey) *metav1.Condition {
+// available returns the Available condition of the instance key when subject s counts it as
+// Available (subject.available), else nil.
+func (b *bench) available(ctx context.Context, key client.ObjectKey, s *subject) *metav1.Condition {
 	mc := &cachev1alpha1.Memcached{}
 	if err := b.cache.Get(ctx, key, mc); err != nil {
 		return nil
 	}
-	c := meta.FindStatusCondition(mc.Status.Conditions, cachev1alpha1.ConditionAvailable)
-	if c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != mc.Generation {
-		return nil
-	}
-	return c
+	return s.available(mc)
 }
 
-// convergence waits until every instance of prefix has its pods ready (and, with needAvailable,
-// is Available), and returns the seconds from start until the last pods were ready and until the
-// last instance was done, and how many instances turned Available before their last pod was ready.
-func (b *bench) convergence(ctx context.Context, prefix string, start time.Time, needAvailable bool) (podsSec, doneSec float64, falseAvail int, err error) {
+// convergence waits until every instance of prefix has its pods ready (and, for a subject s, is
+// Available as s's kind reports it; s is nil for the floor), and returns the seconds from start
+// until the last pods were ready and until the last instance was done, and how many instances
+// turned Available before their last pod was ready.
+func (b *bench) convergence(ctx context.Context, prefix string, start time.Time, s *subject) (podsSec, doneSec float64, falseAvail int, err error) {
+	needAvailable := s != nil
 	podsAt := map[int]time.Time{}
 	doneAt := map[int]time.Time{}
 	deadline := start.Add(b.cfg.timeout)
@@ -453,7 +522,7 @@ func (b *bench) convergence(ctx context.Context, prefix string, start time.Time,
 					podsAt[i] = now
 				}
 			}
-			if _, ok := podsAt[i]; ok && (!needAvailable || b.available(ctx, key) != nil) {
+			if _, ok := podsAt[i]; ok && (!needAvailable || b.available(ctx, key, s) != nil) {
 				doneAt[i] = now
 			}
 		}
@@ -474,7 +543,7 @@ func (b *bench) convergence(ctx context.Context, prefix string, start time.Time,
 		if needAvailable {
 			// Both times are the API's, to the second: Available strictly before the last Ready is false.
 			_, readyAt := b.podsReady(ctx, b.instance(prefix, i))
-			if c := b.available(ctx, b.instance(prefix, i)); c != nil && c.LastTransitionTime.Time.Before(readyAt.Truncate(time.Second)) {
+			if c := b.available(ctx, b.instance(prefix, i), s); c != nil && c.LastTransitionTime.Time.Before(readyAt.Truncate(time.Second)) {
 				falseAvail++
 			}
 		}
@@ -504,7 +573,7 @@ func (b *bench) floor(ctx context.Context) (*floorResult, error) {
 		return nil, err
 	}
 	created := time.Since(start)
-	_, sec, _, err := b.convergence(ctx, "floor", start, false)
+	_, sec, _, err := b.convergence(ctx, "floor", start, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -553,7 +622,7 @@ func (b *bench) subject(ctx context.Context, s *subject, last bool) (*subjectRes
 	off0 := b.audit.offset()
 	start := time.Now()
 	if err := b.parallel(ctx, b.cfg.n, func(ctx context.Context, i int) error {
-		mc := b.memcached(b.instance(prefix, i))
+		mc := s.newInstance(b.instance(prefix, i), b.cfg.size)
 		if err := b.c.Create(ctx, mc); err != nil {
 			return fmt.Errorf("failed to create Memcached %s: %w", client.ObjectKeyFromObject(mc), err)
 		}
@@ -561,7 +630,7 @@ func (b *bench) subject(ctx context.Context, s *subject, last bool) (*subjectRes
 	}); err != nil {
 		return nil, err
 	}
-	if r.PodsReadySeconds, r.ConvergeSeconds, r.FalseAvailable, err = b.convergence(ctx, prefix, start, true); err != nil {
+	if r.PodsReadySeconds, r.ConvergeSeconds, r.FalseAvailable, err = b.convergence(ctx, prefix, start, s); err != nil {
 		return nil, err
 	}
 	// Writes that follow convergence (a last status patch, an event) belong to it.
@@ -602,7 +671,9 @@ func (b *bench) subject(ctx context.Context, s *subject, last bool) (*subjectRes
 		}
 		step("%s: %d writes in the steady state", s.Name, r.Steady.Total)
 	}
-	if b.cfg.phases["latency"] {
+	if b.cfg.phases["latency"] && s.Kind == kindSample {
+		step("%s: no status latency: the sample's status has no pod names (status.nodes)", s.Name)
+	} else if b.cfg.phases["latency"] {
 		if err := b.latency(ctx, s, r, prefix); err != nil {
 			return nil, err
 		}
@@ -625,11 +696,37 @@ func (b *bench) subject(ctx context.Context, s *subject, last bool) (*subjectRes
 	s.stop()
 	if !last {
 		step("%s: deleting its namespaces", s.Name)
+		if err := b.dropFinalizers(ctx, prefix); err != nil {
+			return nil, err
+		}
 		if err := b.deleteNamespaces(ctx, prefix, b.cfg.namespaces); err != nil {
 			return nil, err
 		}
 	}
 	return r, nil
+}
+
+// dropFinalizers removes the finalizers of the Memcacheds in the namespaces of prefix, once their
+// subject is stopped: the sample puts one on each instance, which nobody would remove and which
+// would keep the namespaces from going away. This operator puts none (a no-op for it).
+func (b *bench) dropFinalizers(ctx context.Context, prefix string) error {
+	for i := 0; i < b.cfg.namespaces; i++ {
+		list := &cachev1alpha1.MemcachedList{}
+		if err := b.c.List(ctx, list, client.InNamespace(fmt.Sprintf("%s-%d", prefix, i))); err != nil {
+			return fmt.Errorf("failed to list Memcacheds of %s-%d: %w", prefix, i, err)
+		}
+		for j := range list.Items {
+			mc := &list.Items[j]
+			if len(mc.Finalizers) == 0 {
+				continue
+			}
+			patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`))
+			if err := b.c.Patch(ctx, mc, patch); err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("failed to drop the finalizers of Memcached %s: %w", client.ObjectKeyFromObject(mc), err)
+			}
+		}
+	}
+	return nil
 }
 
 // latency deletes one pod of each of the first 50 instances, one after the other, and measures how
@@ -670,7 +767,7 @@ func (b *bench) latency(ctx context.Context, s *subject, r *subjectResult, prefi
 	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, b.cfg.timeout, true, func(ctx context.Context) (bool, error) {
 		for i := 0; i < k; i++ {
 			key := b.instance(prefix, i)
-			if ok, _ := b.podsReady(ctx, key); !ok || b.available(ctx, key) == nil {
+			if ok, _ := b.podsReady(ctx, key); !ok || b.available(ctx, key, s) == nil {
 				return false, nil
 			}
 		}

@@ -31,15 +31,84 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 )
+
+// Subject kinds: which operator a subject's binary is, so which CRD and ClusterRole it needs, what
+// environment it reads and how the benchmark reads its instances.
+const (
+	// kindOperator is this project's manager (bin/manager or an older build of it).
+	kindOperator = "operator"
+	// kindSample is the operator-sdk Memcached sample (operator-sdk's testdata/go/v4/memcached-operator,
+	// generated at build time by the pinned operator-sdk with kubebuilder's deploy-image plugin and
+	// built by hack/build-sample.sh): the same group and kind (cache.example.com/v1alpha1 Memcached)
+	// with another schema (spec.size, spec.containerPort, status.conditions only).
+	kindSample = "sample"
+)
+
+// defaultSampleDir is where hack/build-sample.sh generates the operator-sdk sample's project (its
+// sources, CRD and ClusterRole), relative to the repository root; -sample-dir overrides it.
+const defaultSampleDir = "bin/sample/memcached-operator"
+
+// subjectFiles returns the CRD (a file or a directory of them, applied before the subject starts)
+// and the ClusterRole file (bound to the subject's ServiceAccount) of a subject kind, relative to
+// the repository root unless sampleDir (the generated sample's project directory) is absolute, or
+// an error for an unknown kind.
+func subjectFiles(kind, sampleDir string) (crd, role string, err error) {
+	switch kind {
+	case kindOperator:
+		return "config/crd/bases", "config/rbac/role.yaml", nil
+	case kindSample:
+		return filepath.Join(sampleDir, "config", "crd", "bases", "cache.example.com_memcacheds.yaml"),
+			filepath.Join(sampleDir, "config", "rbac", "role.yaml"), nil
+	}
+	return "", "", fmt.Errorf("unknown subject kind %q (want %s or %s)", kind, kindOperator, kindSample)
+}
+
+// newSubject parses NAME=BINARY [FLAGS...] into a subject of the given kind; its CRD and
+// ClusterRole files are set later by setFiles, once every flag is parsed.
+func newSubject(kind, v string) (*subject, error) {
+	name, rest, ok := strings.Cut(v, "=")
+	fields := strings.Fields(rest)
+	if !ok || name == "" || len(fields) == 0 {
+		return nil, fmt.Errorf("want NAME=BINARY [FLAGS...], got %q", v)
+	}
+	if _, _, err := subjectFiles(kind, defaultSampleDir); err != nil {
+		return nil, err
+	}
+	return &subject{Name: name, Kind: kind, Binary: fields[0], Args: fields[1:]}, nil
+}
+
+// setFiles sets each subject's CRD and ClusterRole files from its kind, the sample's under
+// sampleDir (the project hack/build-sample.sh generated).
+func (l subjectFlags) setFiles(sampleDir string) error {
+	for _, s := range l {
+		var err error
+		if s.CRD, s.Role, err = subjectFiles(s.Kind, sampleDir); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // subject is an operator binary under test, run as a local process with its own identity.
 type subject struct {
 	// Name names the subject in the report, its namespaces (s-<name>-<i>) and its ServiceAccount.
 	Name string `json:"name"`
+	// Kind is kindOperator or kindSample.
+	Kind string `json:"kind"`
 	// Binary is the manager binary; Args are extra flags for it.
 	Binary string   `json:"binary"`
 	Args   []string `json:"args,omitempty"`
+	// CRD is the CRD file or directory applied before the subject starts; Role the ClusterRole file
+	// its ServiceAccount is bound to. Relative to the repository root until run makes them absolute.
+	CRD  string `json:"crd"`
+	Role string `json:"role"`
 
 	kubeconfig, logPath    string
 	metricsPort, probePort int
@@ -57,8 +126,7 @@ func (s *subject) start(ctx context.Context) error {
 		return fmt.Errorf("failed to open %s: %w", s.logPath, err)
 	}
 	s.cmd = exec.Command(s.Binary, args...)
-	s.cmd.Env = append(os.Environ(), "KUBECONFIG="+s.kubeconfig, "WATCH_NAMESPACE=",
-		"RELATED_IMAGE_MEMCACHED=docker.io/library/memcached:1.6.38-alpine")
+	s.cmd.Env = append(os.Environ(), s.env()...)
 	s.cmd.Stdout, s.cmd.Stderr = logf, logf
 	if err := s.cmd.Start(); err != nil {
 		logf.Close()
@@ -84,6 +152,21 @@ func (s *subject) start(ctx context.Context) error {
 		}
 	}
 	return fmt.Errorf("%s not ready after 60s (log %s)", s.Binary, s.logPath)
+}
+
+// memcachedImage is the operand image every subject is given.
+const memcachedImage = "docker.io/library/memcached:1.6.38-alpine"
+
+// env is the environment the subject runs with, besides the benchmark's own: its kubeconfig, and
+// the operand image where its kind reads it. The sample reads MEMCACHED_IMAGE (and fails every
+// Deployment without it); it is generated without its defaulting webhook (hack/build-sample.sh),
+// since the benchmark registers no webhook.
+func (s *subject) env() []string {
+	env := []string{"KUBECONFIG=" + s.kubeconfig}
+	if s.Kind == kindSample {
+		return append(env, "MEMCACHED_IMAGE="+memcachedImage)
+	}
+	return append(env, "WATCH_NAMESPACE=", "RELATED_IMAGE_MEMCACHED="+memcachedImage)
 }
 
 // stop sends SIGTERM and waits for the process to exit (SIGKILL after 30 s).
@@ -238,4 +321,42 @@ func (s *subject) username() string {
 // String names the subject with its flags.
 func (s *subject) String() string {
 	return strings.TrimSpace(s.Name + " " + strings.Join(s.Args, " "))
+}
+
+// available returns mc's Available condition when the subject's kind counts mc as Available, else
+// nil. This project's operator: Available True and observed at mc's current generation. The
+// sample: Available True; it sets no observedGeneration on its conditions (always 0), so a
+// generation check would never pass (it reports Available as soon as its Deployment has the right
+// replica count, ready or not: the report counts those as Available before pods ready).
+func (s *subject) available(mc *cachev1alpha1.Memcached) *metav1.Condition {
+	c := meta.FindStatusCondition(mc.Status.Conditions, cachev1alpha1.ConditionAvailable)
+	if c == nil || c.Status != metav1.ConditionTrue {
+		return nil
+	}
+	if s.Kind != kindSample && c.ObservedGeneration != mc.Generation {
+		return nil
+	}
+	return c
+}
+
+// sampleContainerPort is the spec.containerPort the sample's own example Memcached sets
+// (config/samples): without it every Deployment it builds is invalid (containerPort: Required value).
+const sampleContainerPort = 11211
+
+// newInstance returns the Memcached key with spec.size size, as the subject's kind takes it. This
+// project's type for the operator (as before); for the sample an object with spec.size and
+// spec.containerPort alone, so none of this project's fields (which the sample's schema would
+// prune, with a warning each) is sent.
+func (s *subject) newInstance(key client.ObjectKey, size int) client.Object {
+	if s.Kind == kindSample {
+		u := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"size": int64(size), "containerPort": int64(sampleContainerPort)}}}
+		u.SetGroupVersionKind(cachev1alpha1.GroupVersion.WithKind("Memcached"))
+		u.SetNamespace(key.Namespace)
+		u.SetName(key.Name)
+		return u
+	}
+	return &cachev1alpha1.Memcached{
+		ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace},
+		Spec:       cachev1alpha1.MemcachedSpec{Size: int32(size)},
+	}
 }
