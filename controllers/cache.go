@@ -17,11 +17,14 @@ limitations under the License.
 package controllers
 
 import (
+	"slices"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -36,44 +39,105 @@ import (
 // package: Reconcile, computeStatus, the drift checks, podToMemcached):
 //   - Memcached: all but managed fields (spec is the input, status the base of the status patch).
 //   - Pod (three or more per instance, the bulk of the cache): only trimPod's fields, those
-//     computeStatus and podToMemcached read. The spec (containers, probes, volumes, tolerations) and
-//     the rest of the status (container statuses, other conditions, host IPs) are dropped.
-//   - Deployment: all but managed fields and metadata.annotations. Drift compares the spec and the
-//     labels, status reads the spec's replicas and the status; the annotations (revision, anything
-//     a user adds) are read by no one, and the merge patch of a drift correction never touches them.
-//   - Service, PodDisruptionBudget and NetworkPolicy: all but managed fields (small; drift compares
-//     spec and labels).
+//     computeStatus and podToMemcached read: name, three labels, phase, Ready, pod IP.
+//   - Deployment, Service, PodDisruptionBudget, NetworkPolicy: of the metadata what the ownership
+//     check and drift detection read (trimOwned: identity, owner references, our own labels), and
+//     of the spec what their needsUpdate compares and their update writes (trimDeployment,
+//     trimService, trimPodDisruptionBudget, trimNetworkPolicy); of the status only what
+//     computeStatus reads (the Deployment's). Annotations, labels others add and status fields no
+//     one reads are dropped: the merge patch of a drift correction is computed from the cached
+//     object and only writes what changed, so the server keeps what the cache does not hold.
+//   - ServiceMonitor (only once its CRD is served): all but managed fields. The kind cannot have
+//     a ByObject entry (the cache resolves every entry's kind when it is built, before the CRD may
+//     exist), so its informer is not label-filtered either.
 //   - Secret: metadata only (the controller watches it with builder.OnlyMetadata), trimmed to
 //     name, namespace, UID and resourceVersion (trimSecretMetadata). Every Secret of the watched
 //     namespaces is listed, because any of them may be named by a Memcached later, but no Secret's
 //     data or annotations reach the cache: the data of the Secrets an instance names is read
 //     uncached when its reconcile needs it (secretsHash).
 func CacheOptions(namespaces []string) cache.Options {
-	managed := cache.ByObject{Label: ManagedSelector()}
-	pods := cache.ByObject{Label: ManagedSelector(), Transform: trimPod}
-	deployments := cache.ByObject{Label: ManagedSelector(), Transform: trimDeployment}
+	managed := func(transform toolscache.TransformFunc) cache.ByObject {
+		return cache.ByObject{Label: ManagedSelector(), Transform: transform}
+	}
 	return cache.Options{
 		DefaultNamespaces: watchnamespace.CacheConfig(namespaces),
 		DefaultTransform:  cache.TransformStripManagedFields(),
 		ByObject: map[client.Object]cache.ByObject{
-			&appsv1.Deployment{}:            deployments,
-			&corev1.Service{}:               managed,
-			&policyv1.PodDisruptionBudget{}: managed,
-			&corev1.Pod{}:                   pods,
-
-			&networkingv1.NetworkPolicy{}: managed,
-			secretMetadata():              {Transform: trimSecretMetadata},
+			&appsv1.Deployment{}:            managed(trimDeployment),
+			&corev1.Service{}:               managed(trimService),
+			&policyv1.PodDisruptionBudget{}: managed(trimPodDisruptionBudget),
+			&corev1.Pod{}:                   managed(trimPod),
+			&networkingv1.NetworkPolicy{}:   managed(trimNetworkPolicy),
+			secretMetadata():                {Transform: trimSecretMetadata},
 		},
 	}
 }
 
+// ownLabels are the label keys the operator sets (objectLabels) and reads back: drift detection
+// compares them, podToMemcached and the pod selector match them.
+var ownLabels = []string{LabelName, LabelInstance, LabelManagedBy, LabelComponent, LabelPartOf}
+
+// constants maps the strings every cached object of the operator repeats (its label keys and
+// values, the values of enums it reads) to the same string held once in the binary, so a decoded
+// copy of them costs no heap (see intern). It is only read after init.
+var constants = func() map[string]string {
+	m := map[string]string{}
+	for _, s := range slices.Concat(ownLabels, []string{AppName, ManagedBy, ComponentCache,
+		string(corev1.PodRunning), string(corev1.PodPending), string(corev1.PodSucceeded), string(corev1.PodFailed),
+		string(corev1.PodUnknown), string(corev1.PodReady), string(corev1.ConditionTrue), string(corev1.ConditionFalse)}) {
+		m[s] = s
+	}
+	return m
+}()
+
+// intern returns the constant equal to s when there is one (see constants), else s. The value is
+// the same either way; only where its bytes live changes. Why not the standard library's unique
+// package: a unique.Handle keeps its copy alive only while a Handle is held, and cached objects hold
+// plain strings, so the copies would not be shared.
+func intern(s string) string {
+	if c, ok := constants[s]; ok {
+		return c
+	}
+	return s
+}
+
+// keepLabels returns a new map of the labels in l whose key is in keys, their keys and values
+// interned (nil when none is left).
+func keepLabels(l map[string]string, keys []string) map[string]string {
+	var out map[string]string
+	for _, k := range keys {
+		if v, ok := l[k]; ok {
+			if out == nil {
+				out = make(map[string]string, len(keys))
+			}
+			out[intern(k)] = intern(v)
+		}
+	}
+	return out
+}
+
+// internLabels returns a copy of l with its keys and values interned (nil for nil): for label maps
+// whose every entry is read, such as label selectors.
+func internLabels(l map[string]string) map[string]string {
+	if l == nil {
+		return nil
+	}
+	out := make(map[string]string, len(l))
+	for k, v := range l {
+		out[intern(k)] = intern(v)
+	}
+	return out
+}
+
 // trimPod is the cache transform of Pods: it returns a new Pod holding only what the operator
-// reads: identity (name, namespace, UID, resourceVersion), labels (podToMemcached maps a pod to its
-// instance by them; the pod-template-hash tells the template), owner references, the deletion
-// timestamp (a terminating pod is not counted), and of the status the phase, the Ready condition
-// and the pod IP (status.nodes, readyReplicas, serverList). Anything that is not a Pod (a
-// tombstone) is returned as it is. A ByObject transform replaces the default one, so managed fields
-// are dropped here too.
+// reads: name and namespace (status.nodes), resourceVersion (the informer tells a real update from
+// a resync by it), the labels app.kubernetes.io/name, instance and managed-by (podToMemcached maps
+// a pod to its instance by them, the instance's pod selector matches name and instance), the
+// deletion timestamp (a terminating pod is not counted), and of the status the phase, the Ready
+// condition and the pod IP (status.nodes, readyReplicas, serverList). Dropped: UID, owner
+// references, the other labels and every annotation, the whole spec, the other conditions,
+// container statuses, host IPs. Anything that is not a Pod (a tombstone) is returned as it is. A
+// ByObject transform replaces the default one, so managed fields are dropped here too.
 func trimPod(obj any) (any, error) {
 	p, ok := obj.(*corev1.Pod)
 	if !ok {
@@ -82,28 +146,101 @@ func trimPod(obj any) (any, error) {
 	out := &corev1.Pod{
 		TypeMeta: p.TypeMeta,
 		ObjectMeta: metav1.ObjectMeta{
-			Name: p.Name, Namespace: p.Namespace, UID: p.UID, ResourceVersion: p.ResourceVersion,
-			Labels: p.Labels, OwnerReferences: p.OwnerReferences, DeletionTimestamp: p.DeletionTimestamp,
+			Name: p.Name, Namespace: p.Namespace, ResourceVersion: p.ResourceVersion,
+			Labels:            keepLabels(p.Labels, []string{LabelName, LabelInstance, LabelManagedBy}),
+			DeletionTimestamp: p.DeletionTimestamp,
 		},
-		Status: corev1.PodStatus{Phase: p.Status.Phase, PodIP: p.Status.PodIP},
+		Status: corev1.PodStatus{Phase: corev1.PodPhase(intern(string(p.Status.Phase))), PodIP: p.Status.PodIP},
 	}
 	for _, c := range p.Status.Conditions {
 		if c.Type == corev1.PodReady {
 			// Only what podReady reads: reason and message can be long.
-			out.Status.Conditions = []corev1.PodCondition{{Type: c.Type, Status: c.Status}}
+			out.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionStatus(intern(string(c.Status)))}}
 			break
 		}
 	}
 	return out, nil
 }
 
-// trimDeployment is the cache transform of Deployments: managed fields and metadata.annotations
-// dropped (see CacheOptions). It changes the object it is given, as controller-runtime's own
-// TransformStripManagedFields does: the informer hands it a freshly decoded object.
+// trimOwned drops from the metadata of an owned object what no drift check, ownership check or
+// patch reads: managed fields, annotations, and the labels that are not the operator's own
+// (labelsContain reads only those; the merge patch of a drift correction writes only changed keys,
+// so labels others added stay on the server). Name, namespace, UID (the delete precondition),
+// resourceVersion, generation, owner references (the conflict check) and the deletion timestamp
+// are kept.
+func trimOwned(m *metav1.ObjectMeta) {
+	m.ManagedFields = nil
+	m.Annotations = nil
+	m.Labels = keepLabels(m.Labels, ownLabels)
+}
+
+// trimDeployment is the cache transform of Deployments. Kept: the metadata of trimOwned; the spec
+// but the pod template's annotations other than SecretHashAnnotation (deploymentNeedsUpdate
+// compares the spec field by field, and updateDeployment replaces the whole pod spec, so a field it
+// does not compare must still be known to be cleared by the patch); the status counts and
+// observedGeneration, and of the conditions only a ReplicaFailure=True or Progressing=False one
+// (the only ones computeStatus reads, for Degraded). Selector and template labels are interned.
+// It changes the object it is given, as controller-runtime's own TransformStripManagedFields does:
+// the informer hands it a freshly decoded object.
 func trimDeployment(obj any) (any, error) {
-	if d, ok := obj.(*appsv1.Deployment); ok {
-		d.ManagedFields = nil
-		d.Annotations = nil
+	d, ok := obj.(*appsv1.Deployment)
+	if !ok {
+		return obj, nil
+	}
+	trimOwned(&d.ObjectMeta)
+	if d.Spec.Selector != nil {
+		d.Spec.Selector.MatchLabels = internLabels(d.Spec.Selector.MatchLabels)
+	}
+	t := &d.Spec.Template
+	t.Labels = keepLabels(t.Labels, ownLabels)
+	t.Annotations = keepLabels(t.Annotations, []string{SecretHashAnnotation})
+	var conds []appsv1.DeploymentCondition
+	for _, c := range d.Status.Conditions {
+		if (c.Type == appsv1.DeploymentReplicaFailure && c.Status == corev1.ConditionTrue) ||
+			(c.Type == appsv1.DeploymentProgressing && c.Status == corev1.ConditionFalse) {
+			conds = append(conds, c)
+		}
+	}
+	d.Status.Conditions = conds
+	return d, nil
+}
+
+// trimService is the cache transform of Services: the metadata of trimOwned, and of the spec the
+// selector and ports, all that serviceNeedsUpdate compares and updateService writes (the patch
+// leaves every other field to the server). The status is dropped.
+func trimService(obj any) (any, error) {
+	s, ok := obj.(*corev1.Service)
+	if !ok {
+		return obj, nil
+	}
+	trimOwned(&s.ObjectMeta)
+	s.Spec = corev1.ServiceSpec{Selector: internLabels(s.Spec.Selector), Ports: s.Spec.Ports}
+	s.Status = corev1.ServiceStatus{}
+	return s, nil
+}
+
+// trimPodDisruptionBudget is the cache transform of PodDisruptionBudgets: the metadata of
+// trimOwned, and of the spec the selector, minAvailable and maxUnavailable, all that
+// pdbNeedsUpdate compares and updatePodDisruptionBudget writes. The status is dropped.
+func trimPodDisruptionBudget(obj any) (any, error) {
+	p, ok := obj.(*policyv1.PodDisruptionBudget)
+	if !ok {
+		return obj, nil
+	}
+	trimOwned(&p.ObjectMeta)
+	p.Spec = policyv1.PodDisruptionBudgetSpec{Selector: p.Spec.Selector, MinAvailable: p.Spec.MinAvailable, MaxUnavailable: p.Spec.MaxUnavailable}
+	if p.Spec.Selector != nil {
+		p.Spec.Selector.MatchLabels = internLabels(p.Spec.Selector.MatchLabels)
+	}
+	p.Status = policyv1.PodDisruptionBudgetStatus{}
+	return p, nil
+}
+
+// trimNetworkPolicy is the cache transform of NetworkPolicies: the metadata of trimOwned and the
+// whole spec (networkPolicyNeedsUpdate compares it whole and updateNetworkPolicy replaces it).
+func trimNetworkPolicy(obj any) (any, error) {
+	if np, ok := obj.(*networkingv1.NetworkPolicy); ok {
+		trimOwned(&np.ObjectMeta)
 	}
 	return obj, nil
 }

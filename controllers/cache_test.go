@@ -17,16 +17,22 @@ limitations under the License.
 package controllers
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 )
@@ -92,8 +98,14 @@ func TestTrimPodKeepsWhatStatusNeeds(t *testing.T) {
 				if got, want := podToMemcached(t.Context(), p), podToMemcached(t.Context(), &pods[i]); !equality.Semantic.DeepEqual(got, want) {
 					t.Errorf("podToMemcached(trimmed) = %v, want %v", got, want)
 				}
-				if !equality.Semantic.DeepEqual(p.OwnerReferences, pods[i].OwnerReferences) || p.UID != pods[i].UID {
-					t.Errorf("trimPod dropped identity or owner references: %+v", p.ObjectMeta)
+				if p.Name != pods[i].Name || p.Namespace != pods[i].Namespace || p.ResourceVersion != pods[i].ResourceVersion {
+					t.Errorf("trimPod dropped name, namespace or resourceVersion: %+v", p.ObjectMeta)
+				}
+				if !podSelector(mc).Matches(labels.Set(p.Labels)) || !ManagedSelector().Matches(labels.Set(p.Labels)) {
+					t.Errorf("trimmed labels %v no longer match the instance's pod selector or the cache's selector", p.Labels)
+				}
+				if p.UID != "" || p.OwnerReferences != nil || len(p.Labels) != 3 {
+					t.Errorf("trimPod kept UID, owner references or labels no one reads: %+v", p.ObjectMeta)
 				}
 				trimmed = append(trimmed, *p)
 			}
@@ -109,33 +121,312 @@ func TestTrimPodKeepsWhatStatusNeeds(t *testing.T) {
 // A tombstone (the informer's DeletedFinalStateUnknown) passes the transforms unchanged.
 func TestCacheTransformsPassTombstones(t *testing.T) {
 	tomb := cache.DeletedFinalStateUnknown{Key: "ns/c-1"}
-	for name, transform := range map[string]func(any) (any, error){"trimPod": trimPod, "trimDeployment": trimDeployment} {
+	for name, transform := range map[string]func(any) (any, error){
+		"trimPod": trimPod, "trimDeployment": trimDeployment, "trimService": trimService,
+		"trimPodDisruptionBudget": trimPodDisruptionBudget, "trimNetworkPolicy": trimNetworkPolicy,
+	} {
 		if out, err := transform(tomb); err != nil || out != tomb {
 			t.Errorf("%s(tombstone) = %v, %v; want it unchanged", name, out, err)
 		}
 	}
 }
 
-// The Deployment keeps its spec and status (drift and status read them); its annotations and
-// managed fields are dropped.
-func TestTrimDeploymentKeepsSpecAndStatus(t *testing.T) {
-	mc := &cachev1alpha1.Memcached{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "ns"}, Spec: cachev1alpha1.MemcachedSpec{Size: 3}}
-	d := desiredDeployment(mc, Options{DefaultImage: "memcached:1.6"})
-	d.Annotations = map[string]string{"deployment.kubernetes.io/revision": "1"}
-	d.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "memcached-operator"}}
-	d.Status = appsv1.DeploymentStatus{ObservedGeneration: 1, Replicas: 3, ReadyReplicas: 3}
-	out, err := trimDeployment(d.DeepCopy())
+// served* return the objects of an instance as the API server serves them (server defaults, owner
+// reference, managed fields, annotations and labels others added, status): the input of the cache
+// transforms.
+
+func servedMeta(mc *cachev1alpha1.Memcached, own map[string]string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Name: deploymentName(mc), Namespace: mc.Namespace, UID: "0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6",
+		ResourceVersion: "123456", Generation: 2, CreationTimestamp: metav1.NewTime(time.Unix(1_700_000_000, 0)),
+		Labels:      mergeLabels(own, map[string]string{"team": "web"}),
+		Annotations: map[string]string{"kubectl.kubernetes.io/last-applied-configuration": `{"spec":{}}`},
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: cachev1alpha1.GroupVersion.String(), Kind: "Memcached", Name: mc.Name,
+			UID: mc.UID, Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}},
+		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "memcached-operator", Operation: metav1.ManagedFieldsOperationUpdate,
+			APIVersion: "v1", FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{".":{}}}}`)}}}}
+}
+
+func servedDeployment(mc *cachev1alpha1.Memcached, opts Options) *appsv1.Deployment {
+	d := serverDefaulted(desiredDeployment(mc, opts))
+	d.ObjectMeta = servedMeta(mc, d.Labels)
+	d.Annotations["deployment.kubernetes.io/revision"] = "1"
+	d.Spec.Template.Labels["pod-template-hash"] = "7d9f8b6c5d"
+	now := metav1.NewTime(time.Unix(1_700_000_100, 0))
+	d.Status = appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 3, UpdatedReplicas: 3, ReadyReplicas: 3, AvailableReplicas: 3,
+		Conditions: []appsv1.DeploymentCondition{
+			{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, LastUpdateTime: now, LastTransitionTime: now,
+				Reason: "MinimumReplicasAvailable", Message: "Deployment has minimum availability."},
+			{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue, LastUpdateTime: now, LastTransitionTime: now,
+				Reason: "NewReplicaSetAvailable", Message: `ReplicaSet "c-7d9f8b6c5d" has successfully progressed.`},
+		}}
+	return d
+}
+
+func servedService(mc *cachev1alpha1.Memcached) *corev1.Service {
+	s := desiredService(mc)
+	s.ObjectMeta = servedMeta(mc, s.Labels)
+	s.Spec.ClusterIPs = []string{corev1.ClusterIPNone}
+	s.Spec.Type = corev1.ServiceTypeClusterIP
+	s.Spec.SessionAffinity = corev1.ServiceAffinityNone
+	s.Spec.IPFamilies = []corev1.IPFamily{corev1.IPv4Protocol}
+	s.Spec.IPFamilyPolicy = ptr.To(corev1.IPFamilyPolicySingleStack)
+	s.Spec.InternalTrafficPolicy = ptr.To(corev1.ServiceInternalTrafficPolicyCluster)
+	return s
+}
+
+func servedPodDisruptionBudget(mc *cachev1alpha1.Memcached) *policyv1.PodDisruptionBudget {
+	p := desiredPodDisruptionBudget(mc)
+	p.ObjectMeta = servedMeta(mc, p.Labels)
+	p.Status = policyv1.PodDisruptionBudgetStatus{ObservedGeneration: 1, DisruptionsAllowed: 1, CurrentHealthy: 3, DesiredHealthy: 2, ExpectedPods: 3,
+		Conditions: []metav1.Condition{{Type: policyv1.DisruptionAllowedCondition, Status: metav1.ConditionTrue, ObservedGeneration: 1,
+			LastTransitionTime: metav1.NewTime(time.Unix(1_700_000_100, 0)), Reason: policyv1.SufficientPodsReason}}}
+	return p
+}
+
+func servedNetworkPolicy(mc *cachev1alpha1.Memcached) *networkingv1.NetworkPolicy {
+	np := desiredNetworkPolicy(mc, &desiredDeployment(mc, Options{}).Spec.Template.Spec)
+	np.ObjectMeta = servedMeta(mc, np.Labels)
+	return np
+}
+
+// mustTrim runs transform on a copy of obj and returns the result as obj's type.
+func mustTrim[T client.Object](t *testing.T, transform func(any) (any, error), obj T) T {
+	t.Helper()
+	out, err := transform(obj.DeepCopyObject())
 	if err != nil {
-		t.Fatalf("trimDeployment: %v", err)
+		t.Fatalf("transform: %v", err)
 	}
-	got := out.(*appsv1.Deployment)
-	if got.Annotations != nil || got.ManagedFields != nil {
-		t.Errorf("trimDeployment kept annotations %v or managed fields %v", got.Annotations, got.ManagedFields)
+	return out.(T)
+}
+
+// checkTrimmedMeta fails when the trimmed metadata lost what the ownership check, the delete
+// precondition or drift detection read, or kept what they do not.
+func checkTrimmedMeta(t *testing.T, mc *cachev1alpha1.Memcached, served, trimmed client.Object) {
+	t.Helper()
+	if !metav1.IsControlledBy(trimmed, mc) || trimmed.GetUID() != served.GetUID() || trimmed.GetResourceVersion() != served.GetResourceVersion() ||
+		trimmed.GetName() != served.GetName() || trimmed.GetNamespace() != served.GetNamespace() || trimmed.GetGeneration() != served.GetGeneration() {
+		t.Errorf("trimmed metadata lost the owner, UID, resourceVersion, name or generation: %+v", trimmed)
 	}
-	if deploymentNeedsUpdate(got, desiredDeployment(mc, Options{DefaultImage: "memcached:1.6"})) {
-		t.Error("a trimmed Deployment reads as drifted")
+	own := map[string]string{}
+	for _, k := range ownLabels {
+		if v, ok := served.GetLabels()[k]; ok {
+			own[k] = v
+		}
 	}
-	if !equality.Semantic.DeepEqual(got.Spec, d.Spec) || !equality.Semantic.DeepEqual(got.Status, d.Status) || !equality.Semantic.DeepEqual(got.Labels, d.Labels) {
-		t.Errorf("trimDeployment changed spec, status or labels: %+v", got)
+	if trimmed.GetAnnotations() != nil || trimmed.GetManagedFields() != nil || !equality.Semantic.DeepEqual(trimmed.GetLabels(), own) {
+		t.Errorf("trimmed metadata: labels %v (want only ours), annotations %v, managed fields %v",
+			trimmed.GetLabels(), trimmed.GetAnnotations(), trimmed.GetManagedFields())
+	}
+}
+
+// checkTrimmedPatch fails when the merge patch of a drift correction computed from the trimmed
+// object (as apply does) would not carry the correction, or would touch what the cache dropped:
+// the labels and annotations others added.
+func checkTrimmedPatch[T client.Object](t *testing.T, trimmed, desired T, needsUpdate func(live, desired T) bool, update func(live, desired T)) {
+	t.Helper()
+	base := trimmed.DeepCopyObject().(client.Object)
+	update(trimmed, desired)
+	if needsUpdate(trimmed, desired) {
+		t.Errorf("still drifted after the update")
+	}
+	patch, err := client.MergeFrom(base).Data(trimmed)
+	if err != nil {
+		t.Fatalf("patch: %v", err)
+	}
+	if p := string(patch); p == "{}" || strings.Contains(p, "team") || strings.Contains(p, "last-applied") ||
+		strings.Contains(p, "revision") || strings.Contains(p, "restartedAt") {
+		t.Errorf("patch of the correction %s: empty, or touches labels or annotations the operator does not own", p)
+	}
+}
+
+// Each owned kind keeps in the cache what drift detection and the ownership check read: a trimmed
+// object the operator wrote is not drift, a trimmed object someone changed is, and its
+// correction patches only what changed.
+func TestTrimOwnedKeepsWhatDriftNeeds(t *testing.T) {
+	mc := defaulted("c", tuned, func(mc *cachev1alpha1.Memcached) {
+		mc.UID = "mc-uid"
+		mc.Spec.Size = 3
+		mc.Spec.NodeSelector = map[string]string{"pool": "cache"}
+		mc.Spec.NetworkPolicy = cachev1alpha1.NetworkPolicySpec{Enabled: true,
+			From: []networkingv1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"role": "client"}}}}}
+	})
+	opts := Options{DefaultImage: "memcached:1.6"}
+
+	t.Run("Deployment", func(t *testing.T) {
+		desired := desiredDeployment(mc, opts)
+		setSecretHash(&desired.Spec.Template, "hash-1")
+		drifts := map[string]func(*appsv1.Deployment){
+			"none":               func(*appsv1.Deployment) {},
+			"replicas":           func(d *appsv1.Deployment) { d.Spec.Replicas = ptr.To[int32](5) },
+			"our label":          func(d *appsv1.Deployment) { d.Labels[LabelInstance] = "other" },
+			"template label":     func(d *appsv1.Deployment) { delete(d.Spec.Template.Labels, LabelManagedBy) },
+			"secret hash":        func(d *appsv1.Deployment) { d.Spec.Template.Annotations[SecretHashAnnotation] = "old" },
+			"strategy":           func(d *appsv1.Deployment) { d.Spec.Strategy.RollingUpdate = nil },
+			"image":              func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "memcached:1.5" },
+			"resources":          func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Resources.Limits = nil },
+			"node selector":      func(d *appsv1.Deployment) { d.Spec.Template.Spec.NodeSelector = nil },
+			"affinity":           func(d *appsv1.Deployment) { d.Spec.Template.Spec.Affinity = nil },
+			"probe":              func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].ReadinessProbe.PeriodSeconds = 1 },
+			"pod security":       func(d *appsv1.Deployment) { d.Spec.Template.Spec.SecurityContext.RunAsUser = ptr.To[int64](0) },
+			"container security": func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].SecurityContext.Capabilities = nil },
+			"sidecar": func(d *appsv1.Deployment) {
+				d.Spec.Template.Spec.Containers = append(d.Spec.Template.Spec.Containers, corev1.Container{Name: "x"})
+			},
+			"termination grace":      func(d *appsv1.Deployment) { d.Spec.Template.Spec.TerminationGracePeriodSeconds = ptr.To[int64](1) },
+			"automount token":        func(d *appsv1.Deployment) { d.Spec.Template.Spec.AutomountServiceAccountToken = ptr.To(true) },
+			"min ready seconds":      func(d *appsv1.Deployment) { d.Spec.MinReadySeconds = 9 },
+			"tolerations added":      func(d *appsv1.Deployment) { d.Spec.Template.Spec.Tolerations = []corev1.Toleration{{Key: "k"}} },
+			"priority class changed": func(d *appsv1.Deployment) { d.Spec.Template.Spec.PriorityClassName = "low" },
+		}
+		for name, drift := range drifts {
+			t.Run(name, func(t *testing.T) {
+				served := servedDeployment(mc, opts)
+				setSecretHash(&served.Spec.Template, "hash-1")
+				drift(served)
+				trimmed := mustTrim(t, trimDeployment, served)
+				checkTrimmedMeta(t, mc, served, trimmed)
+				want := deploymentNeedsUpdate(served, desired)
+				if got := deploymentNeedsUpdate(trimmed, desired); got != want || want != (name != "none") {
+					t.Fatalf("deploymentNeedsUpdate(trimmed) = %v, on the served object %v", got, want)
+				}
+				if want {
+					checkTrimmedPatch(t, trimmed, desired, deploymentNeedsUpdate, updateDeployment)
+				}
+			})
+		}
+	})
+
+	t.Run("Deployment status", func(t *testing.T) {
+		now := metav1.NewTime(time.Unix(1_700_000_000, 0))
+		for name, conds := range map[string][]appsv1.DeploymentCondition{
+			"replica failure":   {{Type: appsv1.DeploymentReplicaFailure, Status: corev1.ConditionTrue, Message: "quota exceeded"}},
+			"progress deadline": {{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Message: "deadline exceeded"}},
+			"healthy":           nil,
+		} {
+			t.Run(name, func(t *testing.T) {
+				served := servedDeployment(mc, opts)
+				served.Status.Conditions = append(served.Status.Conditions, conds...)
+				trimmed := mustTrim(t, trimDeployment, served)
+				if !equality.Semantic.DeepEqual(trimmed.Status.Conditions, conds) {
+					t.Errorf("trimmed conditions %+v, want only %+v", trimmed.Status.Conditions, conds)
+				}
+				want := computeStatus(mc, observed{deployment: served, serviceOwned: true}, now)
+				got := computeStatus(mc, observed{deployment: trimmed, serviceOwned: true}, now)
+				if !equality.Semantic.DeepEqual(got, want) {
+					t.Errorf("status from the trimmed Deployment:\n%+v\nwant:\n%+v", got, want)
+				}
+			})
+		}
+	})
+
+	t.Run("Service", func(t *testing.T) {
+		desired := desiredService(mc)
+		for name, drift := range map[string]func(*corev1.Service){
+			"none":      func(*corev1.Service) {},
+			"selector":  func(s *corev1.Service) { s.Spec.Selector = map[string]string{"a": "b"} },
+			"port":      func(s *corev1.Service) { s.Spec.Ports[0].Port = 1 },
+			"our label": func(s *corev1.Service) { delete(s.Labels, LabelPartOf) },
+		} {
+			t.Run(name, func(t *testing.T) {
+				served := servedService(mc)
+				drift(served)
+				trimmed := mustTrim(t, trimService, served)
+				checkTrimmedMeta(t, mc, served, trimmed)
+				if !equality.Semantic.DeepEqual(trimmed.Spec, corev1.ServiceSpec{Selector: served.Spec.Selector, Ports: served.Spec.Ports}) {
+					t.Errorf("trimmed spec %+v, want only the selector and ports", trimmed.Spec)
+				}
+				want := serviceNeedsUpdate(served, desired)
+				if got := serviceNeedsUpdate(trimmed, desired); got != want || want != (name != "none") {
+					t.Fatalf("serviceNeedsUpdate(trimmed) = %v, on the served object %v", got, want)
+				}
+				if want {
+					checkTrimmedPatch(t, trimmed, desired, serviceNeedsUpdate, updateService)
+				}
+			})
+		}
+	})
+
+	t.Run("PodDisruptionBudget", func(t *testing.T) {
+		desired := desiredPodDisruptionBudget(mc)
+		for name, drift := range map[string]func(*policyv1.PodDisruptionBudget){
+			"none":            func(*policyv1.PodDisruptionBudget) {},
+			"selector":        func(p *policyv1.PodDisruptionBudget) { p.Spec.Selector = &metav1.LabelSelector{} },
+			"max unavailable": func(p *policyv1.PodDisruptionBudget) { p.Spec.MaxUnavailable = ptr.To(intstr.FromInt32(3)) },
+			"min available":   func(p *policyv1.PodDisruptionBudget) { p.Spec.MinAvailable = ptr.To(intstr.FromString("50%")) },
+			"our label":       func(p *policyv1.PodDisruptionBudget) { p.Labels[LabelName] = "redis" },
+		} {
+			t.Run(name, func(t *testing.T) {
+				served := servedPodDisruptionBudget(mc)
+				drift(served)
+				trimmed := mustTrim(t, trimPodDisruptionBudget, served)
+				checkTrimmedMeta(t, mc, served, trimmed)
+				if !equality.Semantic.DeepEqual(trimmed.Status, policyv1.PodDisruptionBudgetStatus{}) {
+					t.Errorf("trimmed PodDisruptionBudget kept its status: %+v", trimmed.Status)
+				}
+				want := pdbNeedsUpdate(served, desired)
+				if got := pdbNeedsUpdate(trimmed, desired); got != want || want != (name != "none") {
+					t.Fatalf("pdbNeedsUpdate(trimmed) = %v, on the served object %v", got, want)
+				}
+				if want {
+					checkTrimmedPatch(t, trimmed, desired, pdbNeedsUpdate, updatePodDisruptionBudget)
+				}
+			})
+		}
+	})
+
+	t.Run("NetworkPolicy", func(t *testing.T) {
+		desired := servedNetworkPolicy(mc)
+		desired.ObjectMeta = metav1.ObjectMeta{Name: desired.Name, Namespace: desired.Namespace, Labels: objectLabels(mc)}
+		for name, drift := range map[string]func(*networkingv1.NetworkPolicy){
+			"none": func(*networkingv1.NetworkPolicy) {},
+			"from": func(np *networkingv1.NetworkPolicy) { np.Spec.Ingress[0].From = nil },
+			"policy types": func(np *networkingv1.NetworkPolicy) {
+				np.Spec.PolicyTypes = append(np.Spec.PolicyTypes, networkingv1.PolicyTypeEgress)
+			},
+		} {
+			t.Run(name, func(t *testing.T) {
+				served := servedNetworkPolicy(mc)
+				drift(served)
+				trimmed := mustTrim(t, trimNetworkPolicy, served)
+				checkTrimmedMeta(t, mc, served, trimmed)
+				want := networkPolicyNeedsUpdate(served, desired)
+				if got := networkPolicyNeedsUpdate(trimmed, desired); got != want || want != (name != "none") {
+					t.Fatalf("networkPolicyNeedsUpdate(trimmed) = %v, on the served object %v", got, want)
+				}
+				if want {
+					checkTrimmedPatch(t, trimmed, desired, networkPolicyNeedsUpdate, updateNetworkPolicy)
+				}
+			})
+		}
+	})
+}
+
+// A foreign object (not controlled by the instance) stays foreign once trimmed: the conflict
+// check reads the owner references the transforms keep.
+func TestTrimOwnedKeepsForeignOwner(t *testing.T) {
+	mc := defaulted("c", func(mc *cachev1alpha1.Memcached) { mc.UID = "mc-uid" })
+	other := defaulted("c", func(mc *cachev1alpha1.Memcached) { mc.UID = "deleted-uid" })
+	svc := servedService(mc)
+	svc.OwnerReferences = nil
+	if err := notControlled(mustTrim(t, trimService, svc), mc, "Service"); err == nil {
+		t.Error("a trimmed Service without owner reads as owned")
+	}
+	dep := servedDeployment(other, Options{})
+	if err := notControlled(mustTrim(t, trimDeployment, dep), mc, "Deployment"); err != errWaitingForGC {
+		t.Errorf("a trimmed Deployment of a deleted instance of the same name: %v, want errWaitingForGC", err)
+	}
+}
+
+// Interned strings are equal to the decoded ones: intern changes where the bytes live, never a
+// value.
+func TestIntern(t *testing.T) {
+	for _, s := range []string{LabelInstance, "memcached-operator", "Running", "True", "not-a-constant", ""} {
+		decoded := string([]byte(s))
+		if got := intern(decoded); got != s {
+			t.Errorf("intern(%q) = %q", s, got)
+		}
+	}
+	if got := keepLabels(map[string]string{"a": "b"}, ownLabels); got != nil {
+		t.Errorf("keepLabels without own labels = %v, want nil", got)
 	}
 }
