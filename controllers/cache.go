@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 	"github.com/example/memcached-operator/internal/watchnamespace"
 )
 
@@ -37,7 +38,8 @@ import (
 //
 // What each kind keeps in the cache (the rest never reaches the heap; every reader is in this
 // package: Reconcile, computeStatus, the drift checks, podToMemcached):
-//   - Memcached: all but managed fields (spec is the input, status the base of the status patch).
+//   - Memcached: all but managed fields and the annotations other than PauseAnnotation
+//     (trimMemcached): the spec is the input, the status the base of the status patch.
 //   - Pod (three or more per instance, the bulk of the cache): only trimPod's fields, those
 //     computeStatus and podToMemcached read: name, three labels, phase, Ready, pod IP.
 //   - Deployment, Service, PodDisruptionBudget, NetworkPolicy: of the metadata what the ownership
@@ -68,6 +70,7 @@ func CacheOptions(namespaces []string) cache.Options {
 			&policyv1.PodDisruptionBudget{}: managed(trimPodDisruptionBudget),
 			&corev1.Pod{}:                   managed(trimPod),
 			&networkingv1.NetworkPolicy{}:   managed(trimNetworkPolicy),
+			&cachev1alpha1.Memcached{}:      {Transform: trimMemcached},
 			secretMetadata():                {Transform: trimSecretMetadata},
 		},
 	}
@@ -101,8 +104,8 @@ func intern(s string) string {
 	return s
 }
 
-// keepLabels returns a new map of the labels in l whose key is in keys, their keys and values
-// interned (nil when none is left).
+// keepLabels returns a new map of the entries of l (labels or annotations) whose key is in keys,
+// their keys and values interned (nil when none is left).
 func keepLabels(l map[string]string, keys []string) map[string]string {
 	var out map[string]string
 	for _, k := range keys {
@@ -234,6 +237,19 @@ func trimPodDisruptionBudget(obj any) (any, error) {
 	}
 	p.Status = policyv1.PodDisruptionBudgetStatus{}
 	return p, nil
+}
+
+// trimMemcached is the cache transform of Memcacheds: managed fields dropped, and of the
+// annotations only PauseAnnotation kept (the pause predicate and paused read it; a kubectl
+// last-applied-configuration, a copy of the whole object, is read by no one). The operator never
+// writes a Memcached but its status, by a merge patch computed from the cached object, which
+// leaves the annotations on the server alone.
+func trimMemcached(obj any) (any, error) {
+	if mc, ok := obj.(*cachev1alpha1.Memcached); ok {
+		mc.ManagedFields = nil
+		mc.Annotations = keepLabels(mc.Annotations, []string{PauseAnnotation})
+	}
+	return obj, nil
 }
 
 // trimNetworkPolicy is the cache transform of NetworkPolicies: the metadata of trimOwned and the

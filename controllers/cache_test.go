@@ -123,7 +123,7 @@ func TestCacheTransformsPassTombstones(t *testing.T) {
 	tomb := cache.DeletedFinalStateUnknown{Key: "ns/c-1"}
 	for name, transform := range map[string]func(any) (any, error){
 		"trimPod": trimPod, "trimDeployment": trimDeployment, "trimService": trimService,
-		"trimPodDisruptionBudget": trimPodDisruptionBudget, "trimNetworkPolicy": trimNetworkPolicy,
+		"trimPodDisruptionBudget": trimPodDisruptionBudget, "trimNetworkPolicy": trimNetworkPolicy, "trimMemcached": trimMemcached,
 	} {
 		if out, err := transform(tomb); err != nil || out != tomb {
 			t.Errorf("%s(tombstone) = %v, %v; want it unchanged", name, out, err)
@@ -428,5 +428,40 @@ func TestIntern(t *testing.T) {
 	}
 	if got := keepLabels(map[string]string{"a": "b"}, ownLabels); got != nil {
 		t.Errorf("keepLabels without own labels = %v, want nil", got)
+	}
+}
+
+// A Memcached keeps in the cache its spec, status and labels, and of its annotations only the
+// pause annotation, which paused and the pause predicate read.
+func TestTrimMemcached(t *testing.T) {
+	mc := defaulted("c", tuned)
+	mc.Labels = map[string]string{"team": "web"}
+	mc.Status = computeStatus(mc, observed{deployment: deployment(1, 1, 1, 1, true), pods: []corev1.Pod{pod("c-1", "10.0.0.1", true)}}, metav1.Now())
+	for name, tc := range map[string]struct {
+		annotations map[string]string
+		want        map[string]string
+	}{
+		"paused": {
+			annotations: map[string]string{PauseAnnotation: "true", "kubectl.kubernetes.io/last-applied-configuration": `{"spec":{}}`},
+			want:        map[string]string{PauseAnnotation: "true"},
+		},
+		"not paused": {annotations: map[string]string{"kubectl.kubernetes.io/last-applied-configuration": `{"spec":{}}`}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			served := mc.DeepCopy()
+			served.Annotations = tc.annotations
+			served.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}
+			got := mustTrim(t, trimMemcached, served)
+			if !equality.Semantic.DeepEqual(got.Annotations, tc.want) || got.ManagedFields != nil {
+				t.Errorf("annotations %v, managed fields %v; want annotations %v and no managed fields", got.Annotations, got.ManagedFields, tc.want)
+			}
+			if paused(got) != paused(served) {
+				t.Errorf("paused(trimmed) = %v, on the served object %v", paused(got), paused(served))
+			}
+			if !equality.Semantic.DeepEqual(got.Spec, served.Spec) || !equality.Semantic.DeepEqual(got.Status, served.Status) ||
+				!equality.Semantic.DeepEqual(got.Labels, served.Labels) {
+				t.Errorf("trimMemcached changed spec, status or labels: %+v", got)
+			}
+		})
 	}
 }
