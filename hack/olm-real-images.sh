@@ -21,7 +21,9 @@
 # versions above is re-rendered from its local bundle image (`opm render --use-http`, as `make
 # catalog` renders a release, so the bundle's image, its inline objects and relatedImages name the
 # local images by digest; checked: the inline objects differ from the committed ones only by those
-# image references); package, channels and deprecations are the committed ones:
+# image references, except for the Makefile's VERSION built from HEAD, whose bundle is the working
+# tree's bundle/ and may be ahead of its committed release); package, channels and deprecations are
+# the committed ones:
 #   - $REGISTRY/memcached-operator-catalog:olm-real: every version above (the newest is the head of
 #     the channels that hold it), recorded as OLM_REAL_CATALOG_IMAGE;
 #   - $REGISTRY/memcached-operator-catalog:olm-real-v<OLDEST>: the same catalog cut at the oldest
@@ -139,8 +141,20 @@ for v in "${versions[@]}"; do
   [ -s "$work/committed-$v.json" ] || die "$v: no bundle memcached-operator.v$v in catalog/"
   objects "$work/committed-$v.json" | sed -e "s#$public_repo:v$v\"#$operator\"#g" -e "s#$public_memcached\"#$memcached\"#g" >"$work/want-$v"
   objects "$cat_dir/bundle-$v.json" >"$work/got-$v"
-  diff -q "$work/want-$v" "$work/got-$v" >/dev/null ||
-    { diff "$work/want-$v" "$work/got-$v" | head -c 3000 >&2; die "$v: the local bundle's objects differ from catalog/ beyond the image references"; }
+  if diff -q "$work/want-$v" "$work/got-$v" >/dev/null; then
+    continue
+  fi
+  # The Makefile's VERSION built from HEAD is the working tree's bundle/: once the code changes what
+  # the bundle holds (a CRD field, an RBAC rule) it differs from the committed release of that
+  # version until the next release, and the tests must run the code under its own CSV (make
+  # test-olm does the same on the kwok tier: CATALOG_HEAD_BUNDLE). A release from hack/releases
+  # must match catalog/ exactly.
+  if [ "$v" = "$head_version" ] && ! awk -v v="$v" '$1 == v { found = 1 } END { exit !found }' "$root/hack/releases"; then
+    step "$v: served from HEAD's bundle/, which differs from the committed release in $(diff "$work/want-$v" "$work/got-$v" | grep -c '^>' || true) of its objects"
+    continue
+  fi
+  { diff "$work/want-$v" "$work/got-$v" | head -c 3000 >&2 || true; }
+  die "$v: the local bundle's objects differ from catalog/ beyond the image references"
 done
 
 # catalog_image TAG MAX KEY: the catalog of the versions up to MAX, built and pushed as TAG.
