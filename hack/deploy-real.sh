@@ -120,6 +120,10 @@ step "applied; waiting for deployment/$deployment in $ns"
 if ! "$KUBECTL" rollout status "deployment/$deployment" -n "$ns" --timeout="$ROLLOUT_TIMEOUT"; then
   "$KUBECTL" get pods -n "$ns" -o wide >&2 || true
   "$KUBECTL" describe pods -n "$ns" -l control-plane=controller-manager >&2 | tail -n 40 || true
+  # A pod left Pending by an "untolerated taint" is usually the node's own disk-pressure taint:
+  # the kubelet sets it when the filesystem has under 1% free (evictionHard in hack/lib/node.sh).
+  "$KUBECTL" get nodes -o custom-columns='NODE:.metadata.name,TAINTS:.spec.taints[*].key' >&2 || true
+  df -h "$root" >&2 || true
   die "the manager did not become ready within $ROLLOUT_TIMEOUT"
 fi
 step "operator ready: $("$KUBECTL" get pods -n "$ns" -l control-plane=controller-manager -o jsonpath='{range .items[*]}{.metadata.name} {.status.phase} ready={.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' | head -n1)"
