@@ -82,6 +82,9 @@ func TestMonitoringExporter(t *testing.T) {
 		"the headless Service has the metrics port: %v", svc.Spec.Ports)
 	t.Logf("3 pods with the exporter sidecar (%s) Running and Ready under the restricted profile", exporterImage)
 
+	// serverList follows pod readiness, cluster DNS follows the EndpointSlice: wait for the
+	// names before writing through them (dnsLag).
+	serversResolved(t, ns, mc.Status.ServerList)
 	owners := placeKeys(t, ns, "mon", mc.Status.ServerList)
 	written := map[string]int{}
 	for _, server := range owners {

@@ -204,7 +204,8 @@ func owner(key string, servers []string) string {
 }
 
 // placeKeys stores 100 keys with prefix through the client, placed over servers, checks every
-// server for every key (locate), and returns key → owner.
+// server for every key (locate), and returns key → owner. Every name in servers must resolve
+// already (serversResolved): a lookup that fails here fails the test.
 func placeKeys(t *testing.T, ns, prefix string, servers []string) map[string]string {
 	t.Helper()
 	g := NewWithT(t)
