@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -203,156 +202,100 @@ func (r *MemcachedReconciler) reconcile(ctx context.Context, req ctrl.Request) (
 // wrote and what stopped it. Each object is handled even when another fails, so one conflict does
 // not hide the rest. It is called only for a valid spec whose Secrets are usable: otherwise
 // everything is left as it is. secretHash is the hash of the Secret data the pods use (secretsHash).
-//
-// The objects are independent of each other, so they are applied at the same time (one goroutine
-// each) and their results recorded afterwards in a fixed order: a new instance's creates then cost
-// one API round trip of reconcile time instead of three (see convergeSteps).
 func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1alpha1.Memcached, secretHash string, obs *observed) {
 	obs.applied = true
-	steps := r.convergeSteps(mc, secretHash)
-	outcomes := make([]stepOutcome, len(steps))
-	var wg sync.WaitGroup
-	for i, step := range steps {
-		wg.Go(func() { outcomes[i] = step.run(ctx) })
-	}
-	wg.Wait()
-
 	// What this reconcile created or updated, by result: one event each, not one per object (a new
 	// instance's three creates are one change to its user, and an event is an API write: 3 of the
 	// 4.6 writes per instance the operator made when converging in make bench-scale).
 	changed := map[applyResult][]string{}
 	related := map[applyResult][]client.Object{}
-	for i, o := range outcomes {
-		kind := steps[i].kind
+	defer func() {
+		for _, res := range []applyResult{applyCreated, applyUpdated} {
+			if len(changed[res]) == 0 {
+				continue
+			}
+			var rel runtime.Object
+			if len(related[res]) == 1 {
+				rel = related[res][0]
+			}
+			r.Recorder.Eventf(mc, rel, corev1.EventTypeNormal, string(res), "Apply", "%s %s",
+				strings.Join(changed[res], ", "), strings.ToLower(string(res)))
+		}
+	}()
+	record := func(kind string, obj client.Object, res applyResult, err error) {
 		var ce *ConflictError
 		switch {
-		case errors.As(o.err, &ce):
+		case errors.As(err, &ce):
 			obs.conflicts = append(obs.conflicts, ce.Kind+" "+ce.Name)
-		case errors.Is(o.err, errNamespaceTerminating):
+		case errors.Is(err, errNamespaceTerminating):
 			obs.terminating = true
-		case errors.Is(o.err, errWaitingForGC):
-			obs.waiting = append(obs.waiting, kind+" "+o.obj.GetName())
-		case o.err != nil:
-			obs.err = errors.Join(obs.err, o.err)
-		case o.deleted:
-			logf.FromContext(ctx).Info("Deleted disabled "+kind, kind, klog.KObj(o.obj))
-			r.Recorder.Eventf(mc, o.obj, corev1.EventTypeNormal, "Deleted", "Delete", "%s %s deleted: disabled in spec", kind, o.obj.GetName())
-		case o.res != applyUnchanged:
-			logf.FromContext(ctx).Info("Applied "+kind, kind, klog.KObj(o.obj), "result", o.res)
-			changed[o.res] = append(changed[o.res], kind+" "+o.obj.GetName())
-			related[o.res] = append(related[o.res], o.obj)
-		}
-		if o.err != nil || steps[i].delete {
-			continue
-		}
-		switch kind {
-		case "Deployment":
-			obs.deployment = o.obj.(*appsv1.Deployment)
-		case "Service":
-			obs.serviceOwned = true
+		case errors.Is(err, errWaitingForGC):
+			obs.waiting = append(obs.waiting, kind+" "+obj.GetName())
+		case err != nil:
+			obs.err = errors.Join(obs.err, err)
+		case res != applyUnchanged:
+			logf.FromContext(ctx).Info("Applied "+kind, kind, klog.KObj(obj), "result", res)
+			changed[res] = append(changed[res], kind+" "+obj.GetName())
+			related[res] = append(related[res], obj)
 		}
 	}
-	for _, res := range []applyResult{applyCreated, applyUpdated} {
-		if len(changed[res]) == 0 {
-			continue
-		}
-		var rel runtime.Object
-		if len(related[res]) == 1 {
-			rel = related[res][0]
-		}
-		r.Recorder.Eventf(mc, rel, corev1.EventTypeNormal, string(res), "Apply", "%s %s",
-			strings.Join(changed[res], ", "), strings.ToLower(string(res)))
-	}
-}
 
-// convergeStep is the apply of one owned object of an instance, or the delete of an optional one
-// its spec turned off.
-type convergeStep struct {
-	// kind names the object's kind in logs, events and conditions, e.g. "Deployment".
-	kind string
-	// delete is set when the step deletes the object (if ours) instead of applying it.
-	delete bool
-	run    func(context.Context) stepOutcome
-}
-
-// stepOutcome is what a convergeStep did: the live object (or the one deleted), apply's result,
-// whether it deleted, and its error (a *ConflictError, errWaitingForGC, errNamespaceTerminating
-// or an API failure).
-type stepOutcome struct {
-	obj     client.Object
-	res     applyResult
-	deleted bool
-	err     error
-}
-
-// convergeSteps returns mc's steps in the order their results are recorded: Deployment, Service,
-// PodDisruptionBudget, NetworkPolicy, then ServiceMonitor while the cluster serves that kind
-// (serviceMonitorWatch: without the CRD there is nothing to create, read or delete, and that is
-// not an error). Each step builds and writes only its own object, so they may run concurrently.
-func (r *MemcachedReconciler) convergeSteps(mc *cachev1alpha1.Memcached, secretHash string) []convergeStep {
-	name := func() metav1.ObjectMeta { return metav1.ObjectMeta{Name: deploymentName(mc), Namespace: mc.Namespace} }
 	desiredDep := desiredDeployment(mc, r.Options)
 	setSecretHash(&desiredDep.Spec.Template, secretHash)
 	// Built before apply writes into desiredDep: the policy admits the ports of the desired pods.
 	desiredNP := desiredNetworkPolicy(mc, &desiredDep.Spec.Template.Spec)
-	steps := []convergeStep{
-		applyStep(r, mc, owned[*appsv1.Deployment]{
-			kind: "Deployment", desired: desiredDep, live: &appsv1.Deployment{},
-			needsUpdate: deploymentNeedsUpdate, update: updateDeployment,
-		}),
+	dep, res, err := apply(ctx, r.Client, r.APIReader, r.Scheme, mc, owned[*appsv1.Deployment]{
+		kind: "Deployment", desired: desiredDep, live: &appsv1.Deployment{},
+		needsUpdate: deploymentNeedsUpdate, update: updateDeployment,
+	})
+	record("Deployment", dep, res, err)
+	if err == nil {
+		obs.deployment = dep
 	}
+
 	if serviceEnabled(mc) {
-		steps = append(steps, applyStep(r, mc, owned[*corev1.Service]{
+		svc, res, err := apply(ctx, r.Client, r.APIReader, r.Scheme, mc, owned[*corev1.Service]{
 			kind: "Service", desired: desiredService(mc), live: &corev1.Service{},
 			needsUpdate: serviceNeedsUpdate, update: updateService,
-		}))
+		})
+		record("Service", svc, res, err)
+		obs.serviceOwned = err == nil
 	} else {
-		steps = append(steps, deleteStep(r, mc, "Service", &corev1.Service{ObjectMeta: name()}))
+		r.deleteDisabled(ctx, mc, "Service", &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: deploymentName(mc), Namespace: mc.Namespace}}, obs)
 	}
+
 	if pdbEnabled(mc) {
-		steps = append(steps, applyStep(r, mc, owned[*policyv1.PodDisruptionBudget]{
+		pdb, res, err := apply(ctx, r.Client, r.APIReader, r.Scheme, mc, owned[*policyv1.PodDisruptionBudget]{
 			kind: "PodDisruptionBudget", desired: desiredPodDisruptionBudget(mc), live: &policyv1.PodDisruptionBudget{},
 			needsUpdate: pdbNeedsUpdate, update: updatePodDisruptionBudget,
-		}))
+		})
+		record("PodDisruptionBudget", pdb, res, err)
 	} else {
-		steps = append(steps, deleteStep(r, mc, "PodDisruptionBudget", &policyv1.PodDisruptionBudget{ObjectMeta: name()}))
+		r.deleteDisabled(ctx, mc, "PodDisruptionBudget", &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: deploymentName(mc), Namespace: mc.Namespace}}, obs)
 	}
+
 	if networkPolicyEnabled(mc) {
-		steps = append(steps, applyStep(r, mc, owned[*networkingv1.NetworkPolicy]{
+		np, res, err := apply(ctx, r.Client, r.APIReader, r.Scheme, mc, owned[*networkingv1.NetworkPolicy]{
 			kind: "NetworkPolicy", desired: desiredNP, live: &networkingv1.NetworkPolicy{},
 			needsUpdate: networkPolicyNeedsUpdate, update: updateNetworkPolicy,
-		}))
+		})
+		record("NetworkPolicy", np, res, err)
 	} else {
-		steps = append(steps, deleteStep(r, mc, "NetworkPolicy", &networkingv1.NetworkPolicy{ObjectMeta: name()}))
+		r.deleteDisabled(ctx, mc, "NetworkPolicy", &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: deploymentName(mc), Namespace: mc.Namespace}}, obs)
 	}
+	// Only while the cluster serves the kind (serviceMonitorWatch): without the CRD there is
+	// nothing to create, read or delete, and that is not an error.
 	if r.serviceMonitors.Available() {
 		if monitoringEnabled(mc) {
-			steps = append(steps, applyStep(r, mc, owned[*monitoringv1.ServiceMonitor]{
+			sm, res, err := apply(ctx, r.Client, r.APIReader, r.Scheme, mc, owned[*monitoringv1.ServiceMonitor]{
 				kind: "ServiceMonitor", desired: desiredServiceMonitor(mc), live: &monitoringv1.ServiceMonitor{},
 				needsUpdate: serviceMonitorNeedsUpdate, update: updateServiceMonitor,
-			}))
+			})
+			record("ServiceMonitor", sm, res, err)
 		} else {
-			steps = append(steps, deleteStep(r, mc, "ServiceMonitor", &monitoringv1.ServiceMonitor{ObjectMeta: name()}))
+			r.deleteDisabled(ctx, mc, "ServiceMonitor", &monitoringv1.ServiceMonitor{ObjectMeta: metav1.ObjectMeta{Name: deploymentName(mc), Namespace: mc.Namespace}}, obs)
 		}
 	}
-	return steps
-}
-
-// applyStep is the convergeStep that applies o (apply).
-func applyStep[T client.Object](r *MemcachedReconciler, mc *cachev1alpha1.Memcached, o owned[T]) convergeStep {
-	return convergeStep{kind: o.kind, run: func(ctx context.Context) stepOutcome {
-		obj, res, err := apply(ctx, r.Client, r.APIReader, r.Scheme, mc, o)
-		return stepOutcome{obj: obj, res: res, err: err}
-	}}
-}
-
-// deleteStep is the convergeStep that deletes obj, an optional object of mc that its spec turned
-// off, when mc controls it (deleteIfOwned).
-func deleteStep(r *MemcachedReconciler, mc *cachev1alpha1.Memcached, kind string, obj client.Object) convergeStep {
-	return convergeStep{kind: kind, delete: true, run: func(ctx context.Context) stepOutcome {
-		deleted, err := deleteIfOwned(ctx, r.Client, mc, kind, obj)
-		return stepOutcome{obj: obj, res: applyUnchanged, deleted: deleted, err: err}
-	}}
 }
 
 // observe completes obs with what exists, read from the cache: the pods of mc and, when nothing
@@ -379,6 +322,19 @@ func (r *MemcachedReconciler) observe(ctx context.Context, mc *cachev1alpha1.Mem
 		obs.err = errors.Join(obs.err, fmt.Errorf("failed to list Pods of Memcached %s: %w", key, err))
 	}
 	obs.pods = pods.Items
+}
+
+// deleteDisabled deletes an optional object of mc that its spec turned off.
+func (r *MemcachedReconciler) deleteDisabled(ctx context.Context, mc *cachev1alpha1.Memcached, kind string, obj client.Object, obs *observed) {
+	deleted, err := deleteIfOwned(ctx, r.Client, mc, kind, obj)
+	if err != nil {
+		obs.err = errors.Join(obs.err, err)
+		return
+	}
+	if deleted {
+		logf.FromContext(ctx).Info("Deleted disabled "+kind, kind, klog.KObj(obj))
+		r.Recorder.Eventf(mc, obj, corev1.EventTypeNormal, "Deleted", "Delete", "%s %s deleted: disabled in spec", kind, obj.GetName())
+	}
 }
 
 // patchStatus writes status to mc with a merge patch when it differs from mc.Status, and emits a
