@@ -180,6 +180,8 @@ type floorResult struct {
 	// Seconds from the first create until every instance's pods are ready.
 	Seconds float64 `json:"seconds"`
 	Load    string  `json:"load"`
+	// CPU is the CPU time of each process from the first create until every pod was ready.
+	CPU cpuSeconds `json:"cpuSeconds"`
 }
 
 // subjectResult is one operator's figures.
@@ -201,7 +203,10 @@ type subjectResult struct {
 	QueueWaitMeanMs float64 `json:"queueWaitMeanMs"`
 	Reconciles      float64 `json:"reconciles"`
 	Converge        writes  `json:"convergeWrites"`
-	Steady          writes  `json:"steadyWrites"`
+	// ConvergeCPU is the CPU time of each process from the first create until every instance was
+	// Available (and 3 s more, as for the writes).
+	ConvergeCPU cpuSeconds `json:"convergeCPUSeconds"`
+	Steady      writes     `json:"steadyWrites"`
 	// LatencyP50Ms and LatencyP99Ms: a pod of an instance deleted → its name gone from the
 	// instance's status.nodes, over LatencySamples instances (one pod each, one after the other).
 	LatencyP50Ms   float64 `json:"statusLatencyP50Ms"`
@@ -559,8 +564,12 @@ func (b *bench) floor(ctx context.Context) (*floorResult, error) {
 		return nil, err
 	}
 	load0 := loadavg()
+	cpu0, err := cpuNow(b.cfg.clusterDir, nil)
+	if err != nil {
+		return nil, err
+	}
 	start := time.Now()
-	err := b.parallel(ctx, b.cfg.n, func(ctx context.Context, i int) error {
+	err = b.parallel(ctx, b.cfg.n, func(ctx context.Context, i int) error {
 		key := b.instance("floor", i)
 		for _, o := range controllers.DesiredObjects(b.memcached(key), controllers.Options{DefaultImage: "docker.io/library/memcached:1.6.38-alpine"}) {
 			if err := b.c.Create(ctx, o); err != nil {
@@ -577,8 +586,12 @@ func (b *bench) floor(ctx context.Context) (*floorResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &floorResult{Seconds: sec, Load: load0 + " → " + loadavg()}
-	step("floor: created in %v, all pods ready after %.1f s (load %s)", created.Round(time.Millisecond), sec, f.Load)
+	cpu1, err := cpuNow(b.cfg.clusterDir, nil)
+	if err != nil {
+		return nil, err
+	}
+	f := &floorResult{Seconds: sec, Load: load0 + " → " + loadavg(), CPU: cpu1.since(cpu0)}
+	step("floor: created in %v, all pods ready after %.1f s (load %s); CPU seconds: %s", created.Round(time.Millisecond), sec, f.Load, f.CPU)
 	step("floor: deleting its namespaces")
 	return f, b.deleteNamespaces(ctx, "floor", b.cfg.namespaces)
 }
@@ -620,6 +633,10 @@ func (b *bench) subject(ctx context.Context, s *subject, last bool) (*subjectRes
 		return nil, err
 	}
 	off0 := b.audit.offset()
+	cpu0, err := cpuNow(b.cfg.clusterDir, s)
+	if err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	if err := b.parallel(ctx, b.cfg.n, func(ctx context.Context, i int) error {
 		mc := s.newInstance(b.instance(prefix, i), b.cfg.size)
@@ -639,6 +656,11 @@ func (b *bench) subject(ctx context.Context, s *subject, last bool) (*subjectRes
 	if r.Converge, err = b.audit.count(s.username(), off0, off1); err != nil {
 		return nil, err
 	}
+	cpu1, err := cpuNow(b.cfg.clusterDir, s)
+	if err != nil {
+		return nil, err
+	}
+	r.ConvergeCPU = cpu1.since(cpu0)
 	st1, err := s.reconcileStatsNow()
 	if err != nil {
 		return nil, err
@@ -651,8 +673,8 @@ func (b *bench) subject(ctx context.Context, s *subject, last bool) (*subjectRes
 		r.QueueWaitMeanMs = 1000 * (st1.QueueSeconds - st0.QueueSeconds) / q
 	}
 	r.Load["converge"] = load0 + " → " + loadavg()
-	step("%s: all Available with pods ready after %.1f s (pods %.1f s), %d writes (%d events, %d conflicts), false Available %d, load %s",
-		s.Name, r.ConvergeSeconds, r.PodsReadySeconds, r.Converge.Total, r.Converge.Events, r.Converge.Conflicts, r.FalseAvailable, r.Load["converge"])
+	step("%s: all Available with pods ready after %.1f s (pods %.1f s), %d writes (%d events, %d conflicts), false Available %d, load %s; CPU seconds: %s",
+		s.Name, r.ConvergeSeconds, r.PodsReadySeconds, r.Converge.Total, r.Converge.Events, r.Converge.Conflicts, r.FalseAvailable, r.Load["converge"], r.ConvergeCPU)
 	if r.Memory["n"], err = s.sampleMemory(5); err != nil {
 		return nil, err
 	}
@@ -1035,7 +1057,7 @@ func markdown(res *result) string {
 	fmt.Fprintf(&sb, "Scale benchmark, %s: N=%d instances of size %d in %d namespaces, %d creating workers, control plane client QPS %s; %s. Wall time %s.\n\n",
 		res.Date, res.N, res.Size, res.Namespace, res.Workers, orDefault(res.QPS), res.Machine, res.Wall)
 	if res.Floor != nil {
-		fmt.Fprintf(&sb, "Floor (raw client creates the same Deployments, Services and PDBs): all pods ready after **%.1f s** (load %s).\n\n", res.Floor.Seconds, res.Floor.Load)
+		fmt.Fprintf(&sb, "Floor (raw client creates the same Deployments, Services and PDBs): all pods ready after **%.1f s** (load %s); CPU seconds: %s.\n\n", res.Floor.Seconds, res.Floor.Load, res.Floor.CPU)
 	}
 	if len(res.Subjects) == 0 {
 		return sb.String()
@@ -1071,6 +1093,13 @@ func markdown(res *result) string {
 		return fmt.Sprintf("**%.2f×**", s.Ratio)
 	})
 	row("all pods ready (s)", func(s *subjectResult) string { return fmt.Sprintf("%.1f", s.PodsReadySeconds) })
+	row("CPU seconds over converge", func(s *subjectResult) string { return s.ConvergeCPU.String() })
+	row("floor's CPU seconds", func(s *subjectResult) string {
+		if s.Floor == nil {
+			return "–"
+		}
+		return s.Floor.CPU.String()
+	})
 	row("Available before pods ready", func(s *subjectResult) string { return fmt.Sprint(s.FalseAvailable) })
 	row("reconciles; mean reconcile / queue wait (ms)", func(s *subjectResult) string {
 		return fmt.Sprintf("%.0f; %.1f / %.0f", s.Reconciles, s.ReconcileMeanMs, s.QueueWaitMeanMs)
