@@ -60,10 +60,11 @@ available() {
 server_list() { k get memcached memcached-sample -n "$NS" -o jsonpath='{range .status.serverList[*]}{@}{","}{end}'; }
 client() { k exec -n "$NS" mcclient -c mcclient -- /mcclient "$@"; }
 # servers: one line per server of status.serverList, as the client sees it. serverList follows
-# pod readiness and a pod's DNS name follows the EndpointSlice a moment later, so the client
+# pod readiness and a pod's DNS name follows the EndpointSlice a moment later (up to tens of
+# seconds when kube-controller-manager backs off, see README "Using the operator"), so the client
 # first retries until every name resolves, as a client should.
 servers() {
-  until_ok 15 "every status.serverList entry to resolve in cluster DNS" client servers -servers "$(server_list)"
+  until_ok 60 "every status.serverList entry to resolve in cluster DNS" client servers -servers "$(server_list)"
   client servers -servers "$(server_list)" | awk -F'"' '
     /"server"/ {s=$4} /"addrs"/ {getline; a=$2} /"version"/ {v=$4} /"uptime"/ {u=$4} /"currItems"/ {c=$4}
     /"maxBytes"/ {printf "  %-62s -> %-12s memcached %s, up %4ss, %3s items, maxbytes %s\n", s, a, v, u, c, $4}'
