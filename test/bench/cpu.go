@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -87,13 +88,24 @@ func (c cpuSeconds) since(c0 cpuSeconds) cpuSeconds {
 	return d
 }
 
-// controlPlane is the CPU time of the cluster's processes: all but the operator and this program.
+// components returns the names of the cluster's processes (all but the operator and this
+// program), largest CPU time first.
+func (c cpuSeconds) components() []string {
+	var names []string
+	for name := range c {
+		if name != operatorCPU && name != benchCPU {
+			names = append(names, name)
+		}
+	}
+	slices.SortFunc(names, func(a, b string) int { return cmp.Or(cmp.Compare(c[b], c[a]), strings.Compare(a, b)) })
+	return names
+}
+
+// controlPlane is the CPU time of the cluster's processes (components).
 func (c cpuSeconds) controlPlane() float64 {
 	var sum float64
-	for name, v := range c {
-		if name != operatorCPU && name != benchCPU {
-			sum += v
-		}
+	for _, name := range c.components() {
+		sum += c[name]
 	}
 	return sum
 }
@@ -108,23 +120,8 @@ func (c cpuSeconds) String() string {
 	if v, ok := c[operatorCPU]; ok {
 		parts = append(parts, fmt.Sprintf("operator %.1f", v))
 	}
-	names := slices.SortedFunc(func(yield func(string) bool) {
-		for name := range c {
-			if name != operatorCPU && name != benchCPU && !yield(name) {
-				return
-			}
-		}
-	}, func(a, b string) int {
-		if c[a] != c[b] {
-			if c[a] > c[b] {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a, b)
-	})
 	var cp []string
-	for _, name := range names {
+	for _, name := range c.components() {
 		cp = append(cp, fmt.Sprintf("%s %.1f", name, c[name]))
 	}
 	parts = append(parts, fmt.Sprintf("control plane %.1f (%s)", c.controlPlane(), strings.Join(cp, ", ")))
