@@ -72,7 +72,7 @@ import (
 // subjectFlags is the subjects in the order their flags came (-subject and -sample share it).
 type subjectFlags []*subject
 
-// subjectFlag collects NAME=BINARY [FLAGS...] values of one flag into subjects of one kind.
+// subjectFlag collects NAME=[VAR=VALUE ...] BINARY [FLAGS...] values of one flag into subjects of one kind.
 type subjectFlag struct {
 	list *subjectFlags
 	kind string
@@ -137,9 +137,9 @@ func main() {
 	flag.BoolVar(&cfg.floorEach, "floor-each", false,
 		"Measure the floor again right before each subject and take each ratio to its own floor (on a machine whose load from other jobs drifts).")
 	flag.IntVar(&cfg.metricsPort, "metrics-port", 28090, "The subjects' plain-HTTP metrics port on 127.0.0.1 (probes on the next one).")
-	flag.Var(subjectFlag{&subjects, kindOperator}, "subject", "NAME=BINARY [FLAGS...]: a build of this operator to measure (repeatable).")
+	flag.Var(subjectFlag{&subjects, kindOperator}, "subject", "NAME=[VAR=VALUE ...] BINARY [FLAGS...]: a build of this operator to measure (repeatable).")
 	flag.Var(subjectFlag{&subjects, kindSample}, "sample",
-		"NAME=BINARY [FLAGS...]: the operator-sdk Memcached sample to measure (hack/build-sample.sh builds bin/sample-manager; its CRD and ClusterRole from -sample-dir; repeatable). Subjects run in the order of their flags.")
+		"NAME=[VAR=VALUE ...] BINARY [FLAGS...]: the operator-sdk Memcached sample to measure (hack/build-sample.sh builds bin/sample-manager; its CRD and ClusterRole from -sample-dir; repeatable). Subjects run in the order of their flags.")
 	var sampleDir string
 	flag.StringVar(&sampleDir, "sample-dir", defaultSampleDir,
 		"The sample's project as hack/build-sample.sh generated it (config/crd/bases, config/rbac/role.yaml), relative to -root unless absolute.")
@@ -1135,6 +1135,15 @@ func markdown(res *result) string {
 				return "–"
 			}
 			return fmt.Sprintf("%.1f / %.1f", m.RSSMiB, m.HeapMiB)
+		})
+	}
+	for _, k := range []string{"idle", "n"} {
+		row("RSS anon / file; heap sys / next GC (MiB): "+k, func(s *subjectResult) string {
+			m, ok := s.Memory[k]
+			if !ok || m.RSSAnonMiB == 0 {
+				return "–"
+			}
+			return fmt.Sprintf("%.1f / %.1f; %.1f / %.1f", m.RSSAnonMiB, m.RSSFileMiB, m.HeapSysMiB, m.NextGCMiB)
 		})
 	}
 	row("RSS growth with the unrelated Secrets: running / restarted / restarted, settled (%)", func(s *subjectResult) string {

@@ -24,6 +24,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -31,6 +32,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"github.com/prometheus/procfs"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -70,18 +72,24 @@ func subjectFiles(kind, sampleDir string) (crd, role string, err error) {
 	return "", "", fmt.Errorf("unknown subject kind %q (want %s or %s)", kind, kindOperator, kindSample)
 }
 
-// newSubject parses NAME=BINARY [FLAGS...] into a subject of the given kind; its CRD and
-// ClusterRole files are set later by setFiles, once every flag is parsed.
+// newSubject parses NAME=[VAR=VALUE ...] BINARY [FLAGS...] into a subject of the given kind: the
+// fields before the binary that hold a '=' are environment variables it runs with (GOGC=100), the
+// rest are its flags. Its CRD and ClusterRole files are set later by setFiles, once every flag is
+// parsed.
 func newSubject(kind, v string) (*subject, error) {
 	name, rest, ok := strings.Cut(v, "=")
 	fields := strings.Fields(rest)
+	var env []string
+	for len(fields) > 0 && strings.Contains(fields[0], "=") && !strings.HasPrefix(fields[0], "-") {
+		env, fields = append(env, fields[0]), fields[1:]
+	}
 	if !ok || name == "" || len(fields) == 0 {
-		return nil, fmt.Errorf("want NAME=BINARY [FLAGS...], got %q", v)
+		return nil, fmt.Errorf("want NAME=[VAR=VALUE ...] BINARY [FLAGS...], got %q", v)
 	}
 	if _, _, err := subjectFiles(kind, defaultSampleDir); err != nil {
 		return nil, err
 	}
-	return &subject{Name: name, Kind: kind, Binary: fields[0], Args: fields[1:]}, nil
+	return &subject{Name: name, Kind: kind, Env: env, Binary: fields[0], Args: fields[1:]}, nil
 }
 
 // setFiles sets each subject's CRD and ClusterRole files from its kind, the sample's under
@@ -102,6 +110,8 @@ type subject struct {
 	Name string `json:"name"`
 	// Kind is kindOperator or kindSample.
 	Kind string `json:"kind"`
+	// Env is extra environment (VAR=VALUE) it runs with, after the benchmark's own (env).
+	Env []string `json:"env,omitempty"`
 	// Binary is the manager binary; Args are extra flags for it.
 	Binary string   `json:"binary"`
 	Args   []string `json:"args,omitempty"`
@@ -126,7 +136,7 @@ func (s *subject) start(ctx context.Context) error {
 		return fmt.Errorf("failed to open %s: %w", s.logPath, err)
 	}
 	s.cmd = exec.Command(s.Binary, args...)
-	s.cmd.Env = append(os.Environ(), s.env()...)
+	s.cmd.Env = append(append(os.Environ(), s.env()...), s.Env...)
 	s.cmd.Stdout, s.cmd.Stderr = logf, logf
 	if err := s.cmd.Start(); err != nil {
 		logf.Close()
@@ -239,10 +249,21 @@ series:
 type memory struct {
 	RSSMiB  float64 `json:"rssMiB"`
 	HeapMiB float64 `json:"heapInUseMiB"`
+	// RSSAnonMiB and RSSFileMiB split the RSS of the same sample (/proc/PID/status RssAnon,
+	// RssFile): anonymous memory (Go's heap, stacks, runtime) and pages of mapped files (the
+	// binary's code and data as far as they were touched). Zero when /proc could not be read.
+	RSSAnonMiB float64 `json:"rssAnonMiB,omitempty"`
+	RSSFileMiB float64 `json:"rssFileMiB,omitempty"`
+	// HeapSysMiB is the heap's memory obtained from the OS (go_memstats_heap_sys_bytes) and
+	// NextGCMiB the heap size that triggers the next GC (go_memstats_next_gc_bytes): together with
+	// heap in use they say how much of the RSS is GC headroom rather than live objects.
+	HeapSysMiB float64 `json:"heapSysMiB,omitempty"`
+	NextGCMiB  float64 `json:"nextGCMiB,omitempty"`
 }
 
 // sampleMemory returns the lowest RSS and Go heap in use of n samples one second apart: heap in
 // use includes garbage until the next GC, so the lowest sample is the closest to the live heap.
+// The RSS split and the heap's other figures are those of the sample with the lowest RSS.
 func (s *subject) sampleMemory(n int) (memory, error) {
 	var m memory
 	for i := 0; i < n; i++ {
@@ -257,12 +278,33 @@ func (s *subject) sampleMemory(n int) (memory, error) {
 		heap, _ := metricValue(mf, "go_memstats_heap_inuse_bytes", nil)
 		if i == 0 || rss/(1<<20) < m.RSSMiB {
 			m.RSSMiB = rss / (1 << 20)
+			sys, _ := metricValue(mf, "go_memstats_heap_sys_bytes", nil)
+			next, _ := metricValue(mf, "go_memstats_next_gc_bytes", nil)
+			m.HeapSysMiB, m.NextGCMiB = sys/(1<<20), next/(1<<20)
+			m.RSSAnonMiB, m.RSSFileMiB = s.rssSplit()
 		}
 		if i == 0 || heap/(1<<20) < m.HeapMiB {
 			m.HeapMiB = heap / (1 << 20)
 		}
 	}
 	return m, nil
+}
+
+// rssSplit returns the subject's anonymous and file-backed RSS in MiB from /proc (procfs), zeros
+// when the process cannot be read: the split is a detail of the report, not a reason to fail it.
+func (s *subject) rssSplit() (anon, file float64) {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return 0, 0
+	}
+	p, err := procfs.NewProc(s.cmd.Process.Pid)
+	if err != nil {
+		return 0, 0
+	}
+	st, err := p.NewStatus()
+	if err != nil {
+		return 0, 0
+	}
+	return float64(st.RssAnon) / (1 << 20), float64(st.RssFile) / (1 << 20)
 }
 
 // reconcileStats are the memcached controller's cumulative reconcile figures.
@@ -320,7 +362,7 @@ func (s *subject) username() string {
 
 // String names the subject with its flags.
 func (s *subject) String() string {
-	return strings.TrimSpace(s.Name + " " + strings.Join(s.Args, " "))
+	return strings.TrimSpace(s.Name + " " + strings.Join(slices.Concat(s.Env, s.Args), " "))
 }
 
 // available returns mc's Available condition when the subject's kind counts mc as Available, else

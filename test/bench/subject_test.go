@@ -35,13 +35,14 @@ import (
 )
 
 // TestSubjectFlags: -subject gives this operator's CRD and ClusterRole, -sample the sample's from
-// the generated project's directory, in the order of the flags; a value without NAME=BINARY is refused.
+// the generated project's directory, in the order of the flags; the fields with a '=' before the
+// binary are its environment; a value without NAME=BINARY is refused.
 func TestSubjectFlags(t *testing.T) {
 	var subjects subjectFlags
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.Var(subjectFlag{&subjects, kindOperator}, "subject", "")
 	fs.Var(subjectFlag{&subjects, kindSample}, "sample", "")
-	if err := fs.Parse([]string{"-sample", "sample=bin/sample-manager", "-subject", "mc8=bin/manager --max-concurrent-reconciles=8"}); err != nil {
+	if err := fs.Parse([]string{"-sample", "sample=bin/sample-manager", "-subject", "mc8=GOGC=100 GODEBUG=x=1 bin/manager --max-concurrent-reconciles=8 --zap-log-level=info"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := subjects.setFiles("/tmp/gen/memcached-operator"); err != nil {
@@ -50,19 +51,20 @@ func TestSubjectFlags(t *testing.T) {
 	want := []subject{
 		{Name: "sample", Kind: kindSample, Binary: "bin/sample-manager", Args: []string{},
 			CRD: "/tmp/gen/memcached-operator/config/crd/bases/cache.example.com_memcacheds.yaml", Role: "/tmp/gen/memcached-operator/config/rbac/role.yaml"},
-		{Name: "mc8", Kind: kindOperator, Binary: "bin/manager", Args: []string{"--max-concurrent-reconciles=8"},
-			CRD: "config/crd/bases", Role: "config/rbac/role.yaml"},
+		{Name: "mc8", Kind: kindOperator, Env: []string{"GOGC=100", "GODEBUG=x=1"}, Binary: "bin/manager",
+			Args: []string{"--max-concurrent-reconciles=8", "--zap-log-level=info"},
+			CRD:  "config/crd/bases", Role: "config/rbac/role.yaml"},
 	}
 	if len(subjects) != len(want) {
 		t.Fatalf("got %d subjects, want %d", len(subjects), len(want))
 	}
 	for i, w := range want {
 		g := subjects[i]
-		if g.Name != w.Name || g.Kind != w.Kind || g.Binary != w.Binary || !slices.Equal(g.Args, w.Args) || g.CRD != w.CRD || g.Role != w.Role {
+		if g.Name != w.Name || g.Kind != w.Kind || g.Binary != w.Binary || !slices.Equal(g.Env, w.Env) || !slices.Equal(g.Args, w.Args) || g.CRD != w.CRD || g.Role != w.Role {
 			t.Errorf("subject %d = %+v, want %+v", i, *g, w)
 		}
 	}
-	for _, bad := range []string{"bin/manager", "=bin/manager", "name=", "name=  "} {
+	for _, bad := range []string{"bin/manager", "=bin/manager", "name=", "name=  ", "name=GOGC=50"} {
 		if err := fs.Parse([]string{"-subject", bad}); err == nil {
 			t.Errorf("-subject %q: no error", bad)
 		}
