@@ -19,6 +19,8 @@ package main
 import (
 	"cmp"
 	"math"
+	"runtime/debug"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -108,5 +110,26 @@ func TestSettingsCheck(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestApplyGCPercent: without GOGC in the environment the collector's target becomes
+// defaultGCPercent; with GOGC set (applied by the Go runtime at start) it is left alone and
+// reported as given.
+func TestApplyGCPercent(t *testing.T) {
+	orig := debug.SetGCPercent(100)
+	t.Cleanup(func() { debug.SetGCPercent(orig) })
+
+	if got := applyGCPercent(func(string) (string, bool) { return "", false }); got != strconv.Itoa(defaultGCPercent) {
+		t.Errorf("GOGC unset: reported %q, want %d", got, defaultGCPercent)
+	}
+	if prev := debug.SetGCPercent(100); prev != defaultGCPercent {
+		t.Errorf("GOGC unset: target %d, want %d", prev, defaultGCPercent)
+	}
+	if got := applyGCPercent(func(k string) (string, bool) { return "200", k == "GOGC" }); got != "200" {
+		t.Errorf("GOGC=200: reported %q, want 200", got)
+	}
+	if prev := debug.SetGCPercent(100); prev != 100 {
+		t.Errorf("GOGC=200: target changed to %d; the runtime's own setting must stay", prev)
 	}
 }
