@@ -184,18 +184,23 @@ BENCH_SUBJECTS ?= operator=bin/manager
 # CRD and ClusterRole. hack/build-sample.sh generates it with the pinned operator-sdk (init, then
 # create api with the deploy-image plugin) into SAMPLE_DIR (not committed) and builds bin/sample-manager.
 BENCH_SAMPLE ?=
+# BENCH_SAMPLE_SAMEDEPS=NAME: the same sample built with this project's versions of controller-runtime
+# and the k8s.io modules (bin/sample-manager-samedeps), run after BENCH_SAMPLE as the subject NAME.
+BENCH_SAMPLE_SAMEDEPS ?=
 SAMPLE_DIR ?= $(LOCALBIN)/sample/memcached-operator
 BENCH_CLUSTER_DIR ?= $(shell pwd)/.cluster-bench
 BENCH_ARGS ?=
 BENCH_PORTS ?= ETCD_PORT=24379 ETCD_PEER_PORT=24380 APISERVER_PORT=28443 KCM_PORT=22257 SCHEDULER_PORT=22259 KWOK_PORT=22247
 
 .PHONY: bench-scale
-bench-scale: build kubectl $(if $(BENCH_SAMPLE),sample-manager) ## Scale benchmark on a fresh kwok cluster: BENCH_N instances vs the raw-client floor; writes, memory, restart (test/bench/results).
+bench-scale: build kubectl $(if $(BENCH_SAMPLE)$(BENCH_SAMPLE_SAMEDEPS),sample-manager) ## Scale benchmark on a fresh kwok cluster: BENCH_N instances vs the raw-client floor; writes, memory, restart (test/bench/results).
 	$(BENCH_PORTS) go run ./test/bench -n $(BENCH_N) -phases $(BENCH_PHASES) -cluster-dir "$(BENCH_CLUSTER_DIR)" \
-		$(if $(BENCH_SAMPLE),-sample $(BENCH_SAMPLE)=$(LOCALBIN)/sample-manager -sample-dir "$(SAMPLE_DIR)") $(foreach s,$(BENCH_SUBJECTS),-subject $(s)) $(BENCH_ARGS)
+		$(if $(BENCH_SAMPLE),-sample $(BENCH_SAMPLE)=$(LOCALBIN)/sample-manager) \
+		$(if $(BENCH_SAMPLE_SAMEDEPS),-sample $(BENCH_SAMPLE_SAMEDEPS)=$(LOCALBIN)/sample-manager-samedeps) \
+		$(if $(BENCH_SAMPLE)$(BENCH_SAMPLE_SAMEDEPS),-sample-dir "$(SAMPLE_DIR)") $(foreach s,$(BENCH_SUBJECTS),-subject $(s)) $(BENCH_ARGS)
 
 .PHONY: sample-manager
-sample-manager: operator-sdk ## Generate the operator-sdk Memcached sample with operator-sdk (OPERATOR_SDK_VERSION) into SAMPLE_DIR and build its manager into bin/sample-manager.
+sample-manager: operator-sdk ## Generate the operator-sdk Memcached sample with operator-sdk (OPERATOR_SDK_VERSION) into SAMPLE_DIR and build its manager into bin/sample-manager (and bin/sample-manager-samedeps, with this project's library versions).
 	OPERATOR_SDK="$(OPERATOR_SDK)" SAMPLE_DIR="$(SAMPLE_DIR)" hack/build-sample.sh
 
 ##@ Build
