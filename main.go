@@ -74,27 +74,34 @@ func init() {
 
 // defaultGCPercent is the garbage collector's target (GOGC: how far, in percent of the live heap,
 // the heap may grow before the next collection) when the environment sets no GOGC; Go's own
-// default is 100. The operator's live heap is small (about 15 MiB with 500 instances) and most of
-// its time is spent waiting on the API server, so collecting more often costs little CPU and saves
-// the headroom Go's default leaves. make bench-scale (500 Memcacheds of size 3, kwok tier, one run
-// per line, same binary, 2026-12-01, test/bench/results/20261201T123356Z.md and 20261201T124220Z.md):
-// RSS with 500 instances 78.9 MiB with GOGC=100, 76.3 with 75, 71.6 with 50, Go heap in use 28.5,
-// 26.2 and 23.0 MiB, the operator's CPU seconds over the converge 7.8, 8.2 and 7.8; a second run
-// (static build): 83.1 → 75.0 MiB, 7.2 → 8.3 CPU seconds.
-// Prometheus made the same trade for the same reason (GOGC=75 unless set, since v2.53:
-// https://github.com/prometheus/prometheus/pull/14285). GOGC in the environment (the Deployment's
-// env, a Subscription's spec.config.env) wins, as the Go runtime reads it (runtime package docs).
+// default is 100. The operator's live heap is small (about 16 MiB with 500 instances) and most of
+// its time is spent waiting on the API server, so collecting twice as often costs a little CPU and
+// saves the headroom Go's default leaves. make bench-scale (500 Memcacheds of size 3, kwok tier,
+// 2026-12-01; README "What the RSS is made of" has the runs): RSS with 500 instances 78.9 MiB with
+// GOGC=100, 76.3 with 75 and 71.6 with 50 in one run, 83.2 against 74.9 and 83.1 against 75.0 in
+// two others; the operator's CPU seconds over the converge 7.8 against 7.8, 6.7 against 7.4 and 7.2
+// against 8.3 (0 to +15 %). Prometheus made the same trade for the same reason (GOGC=75 unless
+// set, since v2.53: https://github.com/prometheus/prometheus/pull/14285). A GOGC in the environment
+// (the Deployment's env, a Subscription's spec.config.env) wins.
 const defaultGCPercent = 50
 
-// applyGCPercent sets the garbage collector's target to defaultGCPercent unless lookupEnv finds
-// GOGC, which the Go runtime has then applied at start. It returns the target in effect, as GOGC
-// spells it (a percentage or "off").
+// applyGCPercent sets the garbage collector's target to defaultGCPercent unless lookupEnv finds a
+// non-empty GOGC, which the Go runtime applied at start (an empty GOGC is unset for the runtime
+// too: runtime package docs). It returns the target in effect as GOGC spells it: a percentage, or
+// "off" when collection is disabled (GOGC=off). A GOGC the runtime cannot parse leaves Go's
+// default, 100, which is what is returned.
 func applyGCPercent(lookupEnv func(string) (string, bool)) string {
-	if v, ok := lookupEnv("GOGC"); ok {
-		return v
+	if v, ok := lookupEnv("GOGC"); !ok || v == "" {
+		debug.SetGCPercent(defaultGCPercent)
+		return strconv.Itoa(defaultGCPercent)
 	}
-	debug.SetGCPercent(defaultGCPercent)
-	return strconv.Itoa(defaultGCPercent)
+	// The runtime has no getter: SetGCPercent returns the previous target, which is put back.
+	cur := debug.SetGCPercent(100)
+	debug.SetGCPercent(cur)
+	if cur < 0 {
+		return "off"
+	}
+	return strconv.Itoa(cur)
 }
 
 func main() {

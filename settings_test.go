@@ -113,23 +113,36 @@ func TestSettingsCheck(t *testing.T) {
 	}
 }
 
-// TestApplyGCPercent: without GOGC in the environment the collector's target becomes
-// defaultGCPercent; with GOGC set (applied by the Go runtime at start) it is left alone and
-// reported as given.
+// TestApplyGCPercent: without GOGC in the environment, or with an empty one, the collector's
+// target becomes defaultGCPercent; with GOGC set (applied by the Go runtime at start, here by the
+// test) it is left alone and reported as in effect.
 func TestApplyGCPercent(t *testing.T) {
 	orig := debug.SetGCPercent(100)
 	t.Cleanup(func() { debug.SetGCPercent(orig) })
-
-	if got := applyGCPercent(func(string) (string, bool) { return "", false }); got != strconv.Itoa(defaultGCPercent) {
-		t.Errorf("GOGC unset: reported %q, want %d", got, defaultGCPercent)
+	env := func(v string, set bool) func(string) (string, bool) {
+		return func(k string) (string, bool) { return v, set && k == "GOGC" }
 	}
-	if prev := debug.SetGCPercent(100); prev != defaultGCPercent {
-		t.Errorf("GOGC unset: target %d, want %d", prev, defaultGCPercent)
+	tests := map[string]struct {
+		env     func(string) (string, bool)
+		runtime int // the target the runtime applied at start
+		want    string
+		wantGC  int
+	}{
+		"unset: the operator's default":        {env: env("", false), runtime: 100, want: strconv.Itoa(defaultGCPercent), wantGC: defaultGCPercent},
+		"empty: unset for the runtime":         {env: env("", true), runtime: 100, want: strconv.Itoa(defaultGCPercent), wantGC: defaultGCPercent},
+		"GOGC=200: left as the runtime set it": {env: env("200", true), runtime: 200, want: "200", wantGC: 200},
+		"GOGC=off":                             {env: env("off", true), runtime: -1, want: "off", wantGC: -1},
+		"GOGC=abc: the runtime's default, 100": {env: env("abc", true), runtime: 100, want: "100", wantGC: 100},
 	}
-	if got := applyGCPercent(func(k string) (string, bool) { return "200", k == "GOGC" }); got != "200" {
-		t.Errorf("GOGC=200: reported %q, want 200", got)
-	}
-	if prev := debug.SetGCPercent(100); prev != 100 {
-		t.Errorf("GOGC=200: target changed to %d; the runtime's own setting must stay", prev)
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			debug.SetGCPercent(tc.runtime)
+			if got := applyGCPercent(tc.env); got != tc.want {
+				t.Errorf("reported %q, want %q", got, tc.want)
+			}
+			if got := debug.SetGCPercent(100); got != tc.wantGC {
+				t.Errorf("target %d, want %d", got, tc.wantGC)
+			}
+		})
 	}
 }

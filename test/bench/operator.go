@@ -24,6 +24,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -72,18 +73,22 @@ func subjectFiles(kind, sampleDir string) (crd, role string, err error) {
 	return "", "", fmt.Errorf("unknown subject kind %q (want %s or %s)", kind, kindOperator, kindSample)
 }
 
+// envVar matches a VAR=VALUE field: a shell variable name, then '='.
+var envVar = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+
 // newSubject parses NAME=[VAR=VALUE ...] BINARY [FLAGS...] into a subject of the given kind: the
-// fields before the binary that hold a '=' are environment variables it runs with (GOGC=100), the
-// rest are its flags. Its CRD and ClusterRole files are set later by setFiles, once every flag is
-// parsed.
+// leading fields that look like VAR=VALUE (envVar) are environment variables it runs with
+// (GOGC=100), the next field is the binary, the rest its flags. Its CRD and ClusterRole files are
+// set later by setFiles, once every flag is parsed. It returns an error when NAME or BINARY is
+// missing, when BINARY starts with '-' (a flag where the binary belongs), or for an unknown kind.
 func newSubject(kind, v string) (*subject, error) {
 	name, rest, ok := strings.Cut(v, "=")
 	fields := strings.Fields(rest)
 	var env []string
-	for len(fields) > 0 && strings.Contains(fields[0], "=") && !strings.HasPrefix(fields[0], "-") {
+	for len(fields) > 0 && envVar.MatchString(fields[0]) {
 		env, fields = append(env, fields[0]), fields[1:]
 	}
-	if !ok || name == "" || len(fields) == 0 {
+	if !ok || name == "" || len(fields) == 0 || strings.HasPrefix(fields[0], "-") {
 		return nil, fmt.Errorf("want NAME=[VAR=VALUE ...] BINARY [FLAGS...], got %q", v)
 	}
 	if _, _, err := subjectFiles(kind, defaultSampleDir); err != nil {
@@ -110,7 +115,9 @@ type subject struct {
 	Name string `json:"name"`
 	// Kind is kindOperator or kindSample.
 	Kind string `json:"kind"`
-	// Env is extra environment (VAR=VALUE) it runs with, after the benchmark's own (env).
+	// Env is extra environment (VAR=VALUE) it runs with, after the benchmark's own (env). The Go
+	// runtime's settings (runtimeEnv) are not inherited from the benchmark's environment: a subject
+	// runs with the runtime's defaults unless Env sets them.
 	Env []string `json:"env,omitempty"`
 	// Binary is the manager binary; Args are extra flags for it.
 	Binary string   `json:"binary"`
@@ -136,7 +143,7 @@ func (s *subject) start(ctx context.Context) error {
 		return fmt.Errorf("failed to open %s: %w", s.logPath, err)
 	}
 	s.cmd = exec.Command(s.Binary, args...)
-	s.cmd.Env = append(append(os.Environ(), s.env()...), s.Env...)
+	s.cmd.Env = append(append(inheritedEnv(), s.env()...), s.Env...)
 	s.cmd.Stdout, s.cmd.Stderr = logf, logf
 	if err := s.cmd.Start(); err != nil {
 		logf.Close()
@@ -162,6 +169,17 @@ func (s *subject) start(ctx context.Context) error {
 		}
 	}
 	return fmt.Errorf("%s not ready after 60s (log %s)", s.Binary, s.logPath)
+}
+
+// runtimeEnv are the Go runtime's variables that change a subject's memory or CPU figures.
+var runtimeEnv = []string{"GOGC", "GOMEMLIMIT", "GODEBUG", "GOMAXPROCS"}
+
+// inheritedEnv is the benchmark's environment without runtimeEnv, the base of a subject's.
+func inheritedEnv() []string {
+	return slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		return slices.Contains(runtimeEnv, k)
+	})
 }
 
 // memcachedImage is the operand image every subject is given.
@@ -247,11 +265,15 @@ series:
 
 // memory is the operator's memory at one moment, in MiB.
 type memory struct {
+	// RSSMiB is the resident set size (process_resident_memory_bytes) and HeapMiB the Go heap in
+	// use (go_memstats_heap_inuse_bytes, live objects and garbage not yet collected).
 	RSSMiB  float64 `json:"rssMiB"`
 	HeapMiB float64 `json:"heapInUseMiB"`
-	// RSSAnonMiB and RSSFileMiB split the RSS of the same sample (/proc/PID/status RssAnon,
-	// RssFile): anonymous memory (Go's heap, stacks, runtime) and pages of mapped files (the
-	// binary's code and data as far as they were touched). Zero when /proc could not be read.
+	// RSSAnonMiB and RSSFileMiB split the resident memory (/proc/PID/status RssAnon and RssFile,
+	// read right after the RSS sample, so their sum can differ from it slightly; RssShmem, none
+	// for these processes, is left out): anonymous memory (Go's heap, stacks, runtime) and pages
+	// of mapped files (the binary's code and data as far as they were touched). Zero when /proc
+	// could not be read.
 	RSSAnonMiB float64 `json:"rssAnonMiB,omitempty"`
 	RSSFileMiB float64 `json:"rssFileMiB,omitempty"`
 	// HeapSysMiB is the heap's memory obtained from the OS (go_memstats_heap_sys_bytes) and

@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -36,13 +37,15 @@ import (
 
 // TestSubjectFlags: -subject gives this operator's CRD and ClusterRole, -sample the sample's from
 // the generated project's directory, in the order of the flags; the fields with a '=' before the
-// binary are its environment; a value without NAME=BINARY is refused.
+// binary are its environment (a path with '=' is still the binary); a value without NAME=BINARY, or
+// with a flag where the binary belongs, is refused.
 func TestSubjectFlags(t *testing.T) {
 	var subjects subjectFlags
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.Var(subjectFlag{&subjects, kindOperator}, "subject", "")
 	fs.Var(subjectFlag{&subjects, kindSample}, "sample", "")
-	if err := fs.Parse([]string{"-sample", "sample=bin/sample-manager", "-subject", "mc8=GOGC=100 GODEBUG=x=1 bin/manager --max-concurrent-reconciles=8 --zap-log-level=info"}); err != nil {
+	if err := fs.Parse([]string{"-sample", "sample=bin/sample-manager", "-subject", "mc8=GOGC=100 GODEBUG=x=1 bin/manager --max-concurrent-reconciles=8 --zap-log-level=info",
+		"-subject", "odd=./out=v2/manager --f"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := subjects.setFiles("/tmp/gen/memcached-operator"); err != nil {
@@ -54,6 +57,8 @@ func TestSubjectFlags(t *testing.T) {
 		{Name: "mc8", Kind: kindOperator, Env: []string{"GOGC=100", "GODEBUG=x=1"}, Binary: "bin/manager",
 			Args: []string{"--max-concurrent-reconciles=8", "--zap-log-level=info"},
 			CRD:  "config/crd/bases", Role: "config/rbac/role.yaml"},
+		{Name: "odd", Kind: kindOperator, Binary: "./out=v2/manager", Args: []string{"--f"},
+			CRD: "config/crd/bases", Role: "config/rbac/role.yaml"},
 	}
 	if len(subjects) != len(want) {
 		t.Fatalf("got %d subjects, want %d", len(subjects), len(want))
@@ -64,7 +69,7 @@ func TestSubjectFlags(t *testing.T) {
 			t.Errorf("subject %d = %+v, want %+v", i, *g, w)
 		}
 	}
-	for _, bad := range []string{"bin/manager", "=bin/manager", "name=", "name=  ", "name=GOGC=50"} {
+	for _, bad := range []string{"bin/manager", "=bin/manager", "name=", "name=  ", "name=GOGC=50", "name=--x=y bin/manager"} {
 		if err := fs.Parse([]string{"-subject", bad}); err == nil {
 			t.Errorf("-subject %q: no error", bad)
 		}
@@ -194,5 +199,22 @@ func TestEnv(t *testing.T) {
 	s.Kind = kindOperator
 	if got, want := s.env(), []string{"KUBECONFIG=k", "WATCH_NAMESPACE=", "RELATED_IMAGE_MEMCACHED=" + memcachedImage}; !slices.Equal(got, want) {
 		t.Errorf("operator env %v, want %v", got, want)
+	}
+}
+
+// TestInheritedEnv: a subject does not inherit the Go runtime's settings from the benchmark's
+// environment (they would change its memory and CPU figures unseen), but does inherit the rest.
+func TestInheritedEnv(t *testing.T) {
+	t.Setenv("GOGC", "10")
+	t.Setenv("GOMEMLIMIT", "1MiB")
+	t.Setenv("BENCH_TEST_KEPT", "yes")
+	env := inheritedEnv()
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "GOGC=") || strings.HasPrefix(kv, "GOMEMLIMIT=") {
+			t.Errorf("inherited %s", kv)
+		}
+	}
+	if !slices.Contains(env, "BENCH_TEST_KEPT=yes") {
+		t.Error("BENCH_TEST_KEPT=yes not inherited")
 	}
 }
