@@ -15,8 +15,8 @@ MANAGER_BIN=${MANAGER_BIN:-$root/bin/manager}
 MEMCACHED_IMAGE=${MEMCACHED_IMAGE:-docker.io/library/memcached:1.6.38-alpine}
 NS=${DEMO_NAMESPACE:-memcached-demo}
 # The operator's loopback ports: metrics (HTTPS) and health probes.
-METRICS_PORT=${DEMO_METRICS_PORT:-28443}
-PROBE_PORT=${DEMO_PROBE_PORT:-28081}
+METRICS_PORT=${DEMO_METRICS_PORT:-29443}
+PROBE_PORT=${DEMO_PROBE_PORT:-29081}
 export KUBECONFIG=$CLUSTER_DIR/kubeconfig
 pidfile=$CLUSTER_DIR/pids/manager.pid
 log=$CLUSTER_DIR/logs/manager.log
