@@ -32,7 +32,8 @@ limitations under the License.
 // Each subject runs alone on the cluster: its namespaces are deleted (and gone) before the next
 // subject starts, so every subject meets the same cluster, except for the unrelated Deployments:
 // the first subject to reach that phase creates them and they stay (deleting 3000 Deployments and
-// their pods takes minutes). Not a test: nothing fails on a figure.
+// their pods takes minutes) unless -unrelated-each is set; the report says which subjects started
+// with them. Not a test: nothing fails on a figure.
 package main
 
 import (
@@ -107,6 +108,7 @@ type config struct {
 	nodes, maxPods               int
 	keep                         bool
 	floorEach                    bool
+	unrelatedEach                bool
 	metricsPort                  int
 }
 
@@ -136,6 +138,8 @@ func main() {
 	flag.BoolVar(&cfg.keep, "keep", false, "Leave the cluster up at the end.")
 	flag.BoolVar(&cfg.floorEach, "floor-each", false,
 		"Measure the floor again right before each subject and take each ratio to its own floor (on a machine whose load from other jobs drifts).")
+	flag.BoolVar(&cfg.unrelatedEach, "unrelated-each", false,
+		"Delete the unrelated Deployments (and their namespaces) after each subject's 'unrelated' phase, so the next subject starts without them (a subject that caches every Deployment, as the sample does, otherwise carries them in its idle and N figures).")
 	flag.IntVar(&cfg.metricsPort, "metrics-port", 28090, "The subjects' plain-HTTP metrics port on 127.0.0.1 (probes on the next one).")
 	flag.Var(subjectFlag{&subjects, kindOperator}, "subject", "NAME=[VAR=VALUE ...] BINARY [FLAGS...]: a build of this operator to measure (repeatable).")
 	flag.Var(subjectFlag{&subjects, kindSample}, "sample",
@@ -219,6 +223,10 @@ type subjectResult struct {
 	Restart        writes            `json:"restartWrites"`
 	Memory         map[string]memory `json:"memory"`
 	Load           map[string]string `json:"load"`
+	// UnrelatedAtStart is set when the unrelated Deployments (created by an earlier subject's
+	// 'unrelated' phase, without -unrelated-each) existed when this subject started: its idle and
+	// N memory then include whatever of them it caches.
+	UnrelatedAtStart bool `json:"unrelatedAtStart,omitempty"`
 }
 
 func run(ctx context.Context, cfg config, subjects subjectFlags) error {
@@ -608,7 +616,7 @@ func (b *bench) memcached(key client.ObjectKey) *cachev1alpha1.Memcached {
 // Unless last is set, the subject's namespaces are deleted (and gone) at the end, so the next
 // subject meets the same cluster, but for the unrelated Deployments (created once, kept).
 func (b *bench) subject(ctx context.Context, s *subject, last bool) (*subjectResult, error) {
-	r := &subjectResult{Subject: s, Memory: map[string]memory{}, Load: map[string]string{}}
+	r := &subjectResult{Subject: s, Memory: map[string]memory{}, Load: map[string]string{}, UnrelatedAtStart: b.unrelatedCreated}
 	prefix := "s-" + s.Name
 	if err := b.createNamespaces(ctx, prefix, b.cfg.namespaces); err != nil {
 		return nil, err
@@ -856,7 +864,18 @@ func (b *bench) unrelatedPhase(ctx context.Context, s *subject, r *subjectResult
 	if r.Memory["n + unrelated"], err = s.sampleMemory(5); err != nil {
 		return err
 	}
-	return b.restart(ctx, s, r, "restarted at n + unrelated")
+	if err := b.restart(ctx, s, r, "restarted at n + unrelated"); err != nil {
+		return err
+	}
+	if !b.cfg.unrelatedEach {
+		return nil
+	}
+	step("%s: deleting the unrelated Deployments and their namespaces (-unrelated-each)", s.Name)
+	if err := b.deleteNamespaces(ctx, "unrelated", b.cfg.namespaces); err != nil {
+		return err
+	}
+	b.unrelatedCreated = false
+	return nil
 }
 
 // secretsPhase creates the unrelated Secrets (in the unrelated-* namespaces, which the subject
@@ -1166,6 +1185,12 @@ func markdown(res *result) string {
 			return "–"
 		}
 		return fmt.Sprintf("%.1f", (at.HeapMiB-idle.HeapMiB)*1024/n)
+	})
+	row("unrelated Deployments present from the start (in idle and N)", func(s *subjectResult) string {
+		if s.UnrelatedAtStart {
+			return "yes"
+		}
+		return "no"
 	})
 	row("load (1 min) over converge", func(s *subjectResult) string { return s.Load["converge"] })
 	return sb.String()
