@@ -478,8 +478,13 @@ func rolloutSurvivesManagerKill(t *testing.T, key client.ObjectKey, size, newMB 
 		return nil
 	}, 60*time.Second, 100*time.Millisecond).Should(Succeed(), "the rollout did not start")
 	killedAt := time.Now()
-	g.Expect(suite.k8s.Delete(ctx, oldManager, client.GracePeriodSeconds(0))).To(Succeed())
-	t.Logf("rollout started %s after the patch; manager pod %s killed (grace period 0)", utils.Ms(killedAt.Sub(start)), oldManager.Name)
+	// A grace period of 1 s, not 0: with 0 the API server removes the pod object at once, its
+	// service-account token stops authenticating as soon as the API server has seen that, and the
+	// manager's release of the Lease on SIGTERM then fails with Unauthorized ("Failed to release
+	// lease" in its log; a CI run saw it): the Lease changes hands only when it expires, 15 s
+	// later, after this short rollout. With 1 s the pod is terminating while the manager stops.
+	g.Expect(suite.k8s.Delete(ctx, oldManager, client.GracePeriodSeconds(1))).To(Succeed())
+	t.Logf("rollout started %s after the patch; manager pod %s deleted (grace period 1 s)", utils.Ms(killedAt.Sub(start)), oldManager.Name)
 
 	// The Lease changes hands first (the killed manager releases it on SIGTERM); the replacement
 	// pod is Ready only later, after its readiness probe's initial delay.
