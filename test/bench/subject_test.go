@@ -36,9 +36,9 @@ import (
 )
 
 // TestSubjectFlags: -subject gives this operator's CRD and ClusterRole, -sample the sample's from
-// the generated project's directory, in the order of the flags; the fields with a '=' before the
-// binary are its environment (a path with '=' is still the binary); a value without NAME=BINARY, or
-// with a flag where the binary belongs, is refused.
+// the generated project's directory, in the order of the flags; the leading VAR=VALUE fields (a
+// variable name, then '=') are its environment, and a path with '=' is still the binary; a value
+// without NAME=BINARY, or with a flag where the binary belongs, is refused.
 func TestSubjectFlags(t *testing.T) {
 	var subjects subjectFlags
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
