@@ -130,7 +130,7 @@ manifests: controller-gen ## Generate the CRD and the manager ClusterRole from t
 
 .PHONY: generate
 generate: controller-gen ## Generate DeepCopy methods (zz_generated.deepcopy.go).
-	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
+	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..." paths="./internal/podview/..."
 
 .PHONY: fmt
 fmt: ## Run gofmt on every Go file, the e2e and OLM suites (build tags) included.

@@ -201,6 +201,7 @@ func run(ctx context.Context, s settings) error {
 			DefaultExporterImage: s.defaultExporterImage},
 
 		MaxConcurrentReconciles: s.maxConcurrentReconciles,
+		Namespaces:              s.namespaces,
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("failed to set up Memcached controller: %w", err)
 	}

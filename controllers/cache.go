@@ -29,19 +29,22 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/internal/podview"
 	"github.com/example/memcached-operator/internal/watchnamespace"
 )
 
 // CacheOptions returns the manager cache settings of the operator: only the given namespaces (all
-// when empty), managed fields stripped, and for the owned kinds and Pods only objects labelled as
-// managed by the operator (ManagedSelector), so unrelated Deployments and Pods are never cached.
+// when empty), managed fields stripped, and for the owned kinds only objects labelled as managed by
+// the operator (ManagedSelector), so unrelated Deployments are never cached. Pods are not in this
+// cache but in the pod cache (newPodCache), with the same namespaces and selector.
 //
 // What each kind keeps in the cache (the rest never reaches the heap; every reader is in this
 // package: Reconcile, computeStatus, the drift checks, podToMemcached):
 //   - Memcached: all but managed fields and the annotations other than PauseAnnotation
 //     (trimMemcached): the spec is the input, the status the base of the status patch.
-//   - Pod (three or more per instance, the bulk of the cache): only trimPod's fields, those
-//     computeStatus and podToMemcached read: name, three labels, phase, Ready, pod IP.
+//   - Pod (three or more per instance, the bulk of the cached objects; in the pod cache, as a
+//     podview.Pod): only trimPod's fields, those computeStatus and podToMemcached read: name,
+//     three labels, phase, Ready, pod IP.
 //   - Deployment, Service, PodDisruptionBudget, NetworkPolicy: of the metadata what the ownership
 //     check and drift detection read (trimOwned: identity, owner references, our own labels), and
 //     of the spec what their needsUpdate compares and their update writes (trimDeployment,
@@ -68,7 +71,6 @@ func CacheOptions(namespaces []string) cache.Options {
 			&appsv1.Deployment{}:            managed(trimDeployment),
 			&corev1.Service{}:               managed(trimService),
 			&policyv1.PodDisruptionBudget{}: managed(trimPodDisruptionBudget),
-			&corev1.Pod{}:                   managed(trimPod),
 			&networkingv1.NetworkPolicy{}:   managed(trimNetworkPolicy),
 			&cachev1alpha1.Memcached{}:      {Transform: trimMemcached},
 			secretMetadata():                {Transform: trimSecretMetadata},
@@ -87,7 +89,8 @@ var constants = func() map[string]string {
 	m := map[string]string{}
 	for _, s := range slices.Concat(ownLabels, []string{AppName, ManagedBy, ComponentCache,
 		string(corev1.PodRunning), string(corev1.PodPending), string(corev1.PodSucceeded), string(corev1.PodFailed),
-		string(corev1.PodUnknown), string(corev1.PodReady), string(corev1.ConditionTrue), string(corev1.ConditionFalse)}) {
+		string(corev1.PodUnknown), string(corev1.PodReady), string(corev1.ConditionTrue), string(corev1.ConditionFalse),
+		corev1.SchemeGroupVersion.Version, "Pod"}) {
 		m[s] = s
 	}
 	return m
@@ -132,33 +135,32 @@ func internLabels(l map[string]string) map[string]string {
 	return out
 }
 
-// trimPod is the cache transform of Pods: it returns a new Pod holding only what the operator
-// reads: name and namespace (status.nodes), resourceVersion (the informer tells a real update from
-// a resync by it), the labels app.kubernetes.io/name, instance and managed-by (podToMemcached maps
-// a pod to its instance by them, the instance's pod selector matches name and instance), the
-// deletion timestamp (a terminating pod is not counted), and of the status the phase, the Ready
-// condition and the pod IP (status.nodes, readyReplicas, serverList). Dropped: UID, owner
-// references, the other labels and every annotation, the whole spec, the other conditions,
-// container statuses, host IPs. Anything that is not a Pod (a tombstone) is returned as it is. A
-// ByObject transform replaces the default one, so managed fields are dropped here too.
+// trimPod is the transform of the pod cache (newPodCache): it returns a new podview.Pod holding
+// only what the operator reads: name and namespace (status.nodes), resourceVersion (the informer
+// tells a real update from a resync by it), the labels app.kubernetes.io/name, instance and
+// managed-by (podToMemcached maps a pod to its instance by them, the instance's pod selector
+// matches name and instance), the deletion timestamp (a terminating pod is not counted), and of
+// the status the phase, the Ready condition and the pod IP (status.nodes, readyReplicas,
+// serverList). Dropped: UID, owner references, the other labels, every annotation, managed fields,
+// the other conditions (the spec and the rest of the status are not even decoded, see podview).
+// Anything that is not a podview.Pod (a tombstone) is returned as it is.
 func trimPod(obj any) (any, error) {
-	p, ok := obj.(*corev1.Pod)
+	p, ok := obj.(*podview.Pod)
 	if !ok {
 		return obj, nil
 	}
-	out := &corev1.Pod{
-		TypeMeta: p.TypeMeta,
+	out := &podview.Pod{
+		TypeMeta: metav1.TypeMeta{APIVersion: intern(p.APIVersion), Kind: intern(p.Kind)},
 		ObjectMeta: metav1.ObjectMeta{
 			Name: p.Name, Namespace: p.Namespace, ResourceVersion: p.ResourceVersion,
 			Labels:            keepLabels(p.Labels, []string{LabelName, LabelInstance, LabelManagedBy}),
 			DeletionTimestamp: p.DeletionTimestamp,
 		},
-		Status: corev1.PodStatus{Phase: corev1.PodPhase(intern(string(p.Status.Phase))), PodIP: p.Status.PodIP},
+		Status: podview.PodStatus{Phase: corev1.PodPhase(intern(string(p.Status.Phase))), PodIP: p.Status.PodIP},
 	}
 	for _, c := range p.Status.Conditions {
 		if c.Type == corev1.PodReady {
-			// Only what podReady reads: reason and message can be long.
-			out.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionStatus(intern(string(c.Status)))}}
+			out.Status.Conditions = []podview.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionStatus(intern(string(c.Status)))}}
 			break
 		}
 	}

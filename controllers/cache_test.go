@@ -17,6 +17,7 @@ limitations under the License.
 package controllers
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/tools/cache"
@@ -35,13 +37,18 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/internal/podview"
 )
 
 // fullPod returns a pod of instance "c" as the API server serves it: spec, container statuses and
 // every condition, the Ready one not first.
 func fullPod(name, ip string, ready bool, mutate ...func(*corev1.Pod)) corev1.Pod {
 	mc := &cachev1alpha1.Memcached{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "ns", UID: "mc-uid"}, Spec: cachev1alpha1.MemcachedSpec{Size: 3}}
-	p := pod(name, ip, ready)
+	ready0 := corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionFalse}
+	if ready {
+		ready0.Status = corev1.ConditionTrue
+	}
+	p := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: ip}}
 	p.Namespace, p.UID, p.ResourceVersion = "ns", types.UID("uid-"+name), "42"
 	p.Labels = mergeLabels(objectLabels(mc), map[string]string{"pod-template-hash": "abc"})
 	p.Annotations = map[string]string{"note": "dropped"}
@@ -51,7 +58,6 @@ func fullPod(name, ip string, ready bool, mutate ...func(*corev1.Pod)) corev1.Po
 	p.Spec.NodeName = "node-1"
 	p.Status.HostIP = "127.0.0.1"
 	p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "memcached", Ready: ready, Image: "memcached:1.6"}}
-	ready0 := p.Status.Conditions[0]
 	ready0.Reason, ready0.Message = "ContainersNotReady", "containers with unready status: [memcached]"
 	p.Status.Conditions = []corev1.PodCondition{
 		{Type: corev1.PodScheduled, Status: corev1.ConditionTrue},
@@ -65,9 +71,48 @@ func fullPod(name, ip string, ready bool, mutate ...func(*corev1.Pod)) corev1.Po
 	return p
 }
 
-// The cache keeps of a Pod only what the operator reads: the status computed from trimmed pods
-// equals the status computed from the pods as served, podToMemcached maps them alike, and the
-// spec, annotations, managed fields and the other conditions are gone.
+// decodePod returns p as the pod cache decodes it: p encoded as the API server's JSON and decoded
+// by the podview scheme's codecs, the decoder of the cache's list and watch.
+func decodePod(t testing.TB, p *corev1.Pod) *podview.Pod {
+	t.Helper()
+	p = p.DeepCopy()
+	p.APIVersion, p.Kind = "v1", "Pod"
+	data, err := json.Marshal(p)
+	if err != nil {
+		t.Fatalf("encode Pod: %v", err)
+	}
+	obj, _, err := serializer.NewCodecFactory(podview.NewScheme()).UniversalDeserializer().Decode(data, nil, nil)
+	if err != nil {
+		t.Fatalf("decode Pod: %v", err)
+	}
+	out, ok := obj.(*podview.Pod)
+	if !ok {
+		t.Fatalf("decoded a %T, want a *podview.Pod", obj)
+	}
+	return out
+}
+
+// A core/v1 Pod decodes into a podview.Pod with its metadata, phase, pod IP and the type and
+// status of every condition.
+func TestPodViewDecodesCoreV1Pod(t *testing.T) {
+	served := fullPod("c-1", "10.244.0.1", true)
+	got := decodePod(t, &served)
+	if !equality.Semantic.DeepEqual(got.ObjectMeta, served.ObjectMeta) {
+		t.Errorf("metadata = %+v, want %+v", got.ObjectMeta, served.ObjectMeta)
+	}
+	if got.Status.Phase != corev1.PodRunning || got.Status.PodIP != "10.244.0.1" || len(got.Status.Conditions) != len(served.Status.Conditions) {
+		t.Fatalf("status = %+v, want phase Running, IP 10.244.0.1 and %d conditions", got.Status, len(served.Status.Conditions))
+	}
+	for i, c := range served.Status.Conditions {
+		if got.Status.Conditions[i] != (podview.PodCondition{Type: c.Type, Status: c.Status}) {
+			t.Errorf("condition %d = %+v, want type %s status %s", i, got.Status.Conditions[i], c.Type, c.Status)
+		}
+	}
+}
+
+// The pod cache keeps of a Pod only what the operator reads: the status computed from trimmed
+// pods equals the status computed from the pods as decoded, podToMemcached maps them alike, and
+// the annotations, managed fields, owner references and the other conditions are gone.
 func TestTrimPodKeepsWhatStatusNeeds(t *testing.T) {
 	mc := &cachev1alpha1.Memcached{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "ns", Generation: 1}, Spec: cachev1alpha1.MemcachedSpec{Size: 3}}
 	dep := deployment(3, 3, 3, 3, true)
@@ -82,23 +127,24 @@ func TestTrimPodKeepsWhatStatusNeeds(t *testing.T) {
 			fullPod("c-4", "", false, func(p *corev1.Pod) { p.Status.Phase = corev1.PodPending; p.Status.Conditions = nil }),
 		},
 	}
-	for name, pods := range tests {
+	for name, served := range tests {
 		t.Run(name, func(t *testing.T) {
-			var trimmed []corev1.Pod
-			for i := range pods {
-				out, err := trimPod(pods[i].DeepCopy())
+			var decoded, trimmed []podview.Pod
+			for i := range served {
+				d := decodePod(t, &served[i])
+				decoded = append(decoded, *d)
+				out, err := trimPod(d.DeepCopy())
 				if err != nil {
 					t.Fatalf("trimPod: %v", err)
 				}
-				p := out.(*corev1.Pod)
-				if !equality.Semantic.DeepEqual(p.Spec, corev1.PodSpec{}) || p.Annotations != nil || p.ManagedFields != nil ||
-					len(p.Status.ContainerStatuses) != 0 || p.Status.HostIP != "" || len(p.Status.Conditions) > 1 {
+				p := out.(*podview.Pod)
+				if p.Annotations != nil || p.ManagedFields != nil || len(p.Status.Conditions) > 1 {
 					t.Errorf("trimPod kept more than status needs: %+v", p)
 				}
-				if got, want := podToMemcached(t.Context(), p), podToMemcached(t.Context(), &pods[i]); !equality.Semantic.DeepEqual(got, want) {
+				if got, want := podToMemcached(t.Context(), p), podToMemcached(t.Context(), &served[i]); !equality.Semantic.DeepEqual(got, want) {
 					t.Errorf("podToMemcached(trimmed) = %v, want %v", got, want)
 				}
-				if p.Name != pods[i].Name || p.Namespace != pods[i].Namespace || p.ResourceVersion != pods[i].ResourceVersion {
+				if p.Name != served[i].Name || p.Namespace != served[i].Namespace || p.ResourceVersion != served[i].ResourceVersion {
 					t.Errorf("trimPod dropped name, namespace or resourceVersion: %+v", p.ObjectMeta)
 				}
 				if !podSelector(mc).Matches(labels.Set(p.Labels)) || !ManagedSelector().Matches(labels.Set(p.Labels)) {
@@ -109,10 +155,10 @@ func TestTrimPodKeepsWhatStatusNeeds(t *testing.T) {
 				}
 				trimmed = append(trimmed, *p)
 			}
-			want := computeStatus(mc, observed{deployment: dep, pods: pods, serviceOwned: true}, now)
+			want := computeStatus(mc, observed{deployment: dep, pods: decoded, serviceOwned: true}, now)
 			got := computeStatus(mc, observed{deployment: dep, pods: trimmed, serviceOwned: true}, now)
 			if !equality.Semantic.DeepEqual(got, want) {
-				t.Errorf("status from trimmed pods:\n%+v\nwant (from full pods):\n%+v", got, want)
+				t.Errorf("status from trimmed pods:\n%+v\nwant (from the pods as decoded):\n%+v", got, want)
 			}
 		})
 	}
@@ -436,7 +482,7 @@ func TestIntern(t *testing.T) {
 func TestTrimMemcached(t *testing.T) {
 	mc := defaulted("c", tuned)
 	mc.Labels = map[string]string{"team": "web"}
-	mc.Status = computeStatus(mc, observed{deployment: deployment(1, 1, 1, 1, true), pods: []corev1.Pod{pod("c-1", "10.0.0.1", true)}}, metav1.Now())
+	mc.Status = computeStatus(mc, observed{deployment: deployment(1, 1, 1, 1, true), pods: []podview.Pod{pod("c-1", "10.0.0.1", true)}}, metav1.Now())
 	for name, tc := range map[string]struct {
 		annotations map[string]string
 		want        map[string]string

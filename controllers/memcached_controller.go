@@ -53,6 +53,7 @@ import (
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/internal/podview"
 )
 
 const (
@@ -94,6 +95,12 @@ type MemcachedReconciler struct {
 	// ServiceMonitorPollInterval is how often API discovery is asked whether the ServiceMonitor CRD
 	// exists, until it does (DefaultServiceMonitorPollInterval when 0; see serviceMonitorWatch).
 	ServiceMonitorPollInterval time.Duration
+	// Namespaces are the namespaces the manager's cache watches (the argument of CacheOptions;
+	// empty: all). The pod cache watches the same.
+	Namespaces []string
+
+	// pods reads the pod cache (newPodCache; set up by SetupWithManager).
+	pods client.Reader
 
 	// serviceMonitors tells whether ServiceMonitors are served and watched (set up by SetupWithManager).
 	serviceMonitors *serviceMonitorWatch
@@ -317,8 +324,8 @@ func (r *MemcachedReconciler) observe(ctx context.Context, mc *cachev1alpha1.Mem
 			obs.err = errors.Join(obs.err, fmt.Errorf("failed to get Service %s: %w", key, err))
 		}
 	}
-	pods := &corev1.PodList{}
-	if err := r.List(ctx, pods, client.InNamespace(mc.Namespace), client.MatchingLabelsSelector{Selector: podSelector(mc)}); err != nil {
+	pods := &podview.PodList{}
+	if err := r.pods.List(ctx, pods, client.InNamespace(mc.Namespace), client.MatchingLabelsSelector{Selector: podSelector(mc)}); err != nil {
 		obs.err = errors.Join(obs.err, fmt.Errorf("failed to list Pods of Memcached %s: %w", key, err))
 	}
 	obs.pods = pods.Items
@@ -466,6 +473,19 @@ func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if interval <= 0 {
 		interval = DefaultServiceMonitorPollInterval
 	}
+	pods, err := newPodCache(mgr, r.Namespaces)
+	if err != nil {
+		return err
+	}
+	// Created now, so the manager waits for the pods to be listed before it starts the controller,
+	// as it does for the informers of its own cache.
+	if _, err := pods.GetInformer(context.Background(), &podview.Pod{}); err != nil {
+		return fmt.Errorf("failed to create the pod informer: %w", err)
+	}
+	if err := mgr.Add(podCache{pods}); err != nil {
+		return fmt.Errorf("failed to add the pod cache: %w", err)
+	}
+	r.pods = pods
 	r.serviceMonitors = &serviceMonitorWatch{
 		discovery: dc, interval: interval, cache: mgr.GetCache(), reader: mgr.GetCache(),
 		events: make(chan event.GenericEvent),
@@ -478,7 +498,7 @@ func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&corev1.Service{}, enqueueAfter(controllerOf)).
 		Watches(&policyv1.PodDisruptionBudget{}, enqueueAfter(controllerOf)).
 		Watches(&networkingv1.NetworkPolicy{}, enqueueAfter(controllerOf)).
-		Watches(&corev1.Pod{}, enqueueAfter(podToMemcached)).
+		WatchesRawSource(source.Kind[client.Object](pods, &podview.Pod{}, enqueueAfter(podToMemcached))).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(secretToMemcacheds(mgr.GetCache())), builder.OnlyMetadata).
 		WatchesRawSource(source.Channel(r.serviceMonitors.events, &handler.EnqueueRequestForObject{})).
 		Build(r)

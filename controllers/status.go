@@ -28,6 +28,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/internal/podview"
 )
 
 // observed is what one reconcile saw and did: the input of computeStatus.
@@ -35,7 +36,7 @@ type observed struct {
 	// deployment is the instance's Deployment, nil when it does not exist or is not ours.
 	deployment *appsv1.Deployment
 	// pods are the pods matching the instance's selector.
-	pods []corev1.Pod
+	pods []podview.Pod
 	// conflicts name objects that block the instance because someone else owns them ("Deployment web").
 	conflicts []string
 	// err is a failure to apply the desired state (other than a conflict) or to read what exists.
@@ -69,7 +70,7 @@ func computeStatus(mc *cachev1alpha1.Memcached, obs observed, now metav1.Time) c
 		Conditions:         append([]metav1.Condition(nil), mc.Status.Conditions...),
 	}
 
-	var readyPods []*corev1.Pod
+	var readyPods []*podview.Pod
 	for i := range obs.pods {
 		p := &obs.pods[i]
 		if p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
@@ -169,7 +170,7 @@ func deploymentCondition(dep *appsv1.Deployment, t appsv1.DeploymentConditionTyp
 }
 
 // podReady reports whether p's Ready condition is True.
-func podReady(p *corev1.Pod) bool {
+func podReady(p *podview.Pod) bool {
 	for _, c := range p.Status.Conditions {
 		if c.Type == corev1.PodReady {
 			return c.Status == corev1.ConditionTrue
@@ -183,8 +184,8 @@ func podReady(p *corev1.Pod) bool {
 // of a headless Service whose pods set no hostname: the pod IP with '.' or ':' replaced by '-',
 // under <service>.<namespace>.svc (CoreDNS kubernetes plugin, "endpoint_pod_names" off).
 // Otherwise (Service disabled, or its name taken by a foreign Service) the host is the pod IP.
-func serverList(mc *cachev1alpha1.Memcached, ready []*corev1.Pod, viaService bool) []string {
-	sorted := append([]*corev1.Pod(nil), ready...)
+func serverList(mc *cachev1alpha1.Memcached, ready []*podview.Pod, viaService bool) []string {
+	sorted := append([]*podview.Pod(nil), ready...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
 	var out []string
 	for _, p := range sorted {

@@ -28,17 +28,18 @@ import (
 	"k8s.io/utils/ptr"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/internal/podview"
 )
 
-func pod(name, ip string, ready bool, mutate ...func(*corev1.Pod)) corev1.Pod {
+func pod(name, ip string, ready bool, mutate ...func(*podview.Pod)) podview.Pod {
 	status := corev1.ConditionFalse
 	if ready {
 		status = corev1.ConditionTrue
 	}
-	p := corev1.Pod{
+	p := podview.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: ip,
-			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: status}}},
+		Status: podview.PodStatus{Phase: corev1.PodRunning, PodIP: ip,
+			Conditions: []podview.PodCondition{{Type: corev1.PodReady, Status: status}}},
 	}
 	for _, m := range mutate {
 		m(&p)
@@ -62,8 +63,8 @@ func deployment(replicas, statusReplicas, updated, available int32, observedCurr
 
 func TestComputeStatus(t *testing.T) {
 	now := metav1.NewTime(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
-	terminating := func(p *corev1.Pod) { p.DeletionTimestamp = &now }
-	three := []corev1.Pod{pod("c-2", "10.244.0.2", true), pod("c-1", "10.244.0.1", true), pod("c-3", "10.244.0.3", true)}
+	terminating := func(p *podview.Pod) { p.DeletionTimestamp = &now }
+	three := []podview.Pod{pod("c-2", "10.244.0.2", true), pod("c-1", "10.244.0.1", true), pod("c-3", "10.244.0.3", true)}
 	type want struct {
 		nodes                            []string
 		ready                            int32
@@ -86,7 +87,7 @@ func TestComputeStatus(t *testing.T) {
 			want: want{ready: 0, available: "False", progressing: "True", degraded: "False"},
 		},
 		"deployment reports ready but pods are not yet (never Available early)": {
-			size: 3, obs: observed{deployment: deployment(3, 3, 3, 3, true), pods: []corev1.Pod{pod("c-1", "10.244.0.1", true), pod("c-2", "", false), pod("c-3", "", false)}, serviceOwned: true},
+			size: 3, obs: observed{deployment: deployment(3, 3, 3, 3, true), pods: []podview.Pod{pod("c-1", "10.244.0.1", true), pod("c-2", "", false), pod("c-3", "", false)}, serviceOwned: true},
 			want: want{nodes: []string{"c-1", "c-2", "c-3"}, ready: 1, available: "False", progressing: "True", degraded: "False",
 				serverList: []string{"10-244-0-1.c.ns.svc:11211"}},
 		},
@@ -101,9 +102,9 @@ func TestComputeStatus(t *testing.T) {
 				serverList: []string{"10-244-0-1.c.ns.svc:11211", "10-244-0-2.c.ns.svc:11211", "10-244-0-3.c.ns.svc:11211", "10-244-0-9.c.ns.svc:11211"}},
 		},
 		"terminating and finished pods are not nodes": {
-			size: 2, obs: observed{deployment: deployment(2, 2, 2, 2, true), pods: []corev1.Pod{
+			size: 2, obs: observed{deployment: deployment(2, 2, 2, 2, true), pods: []podview.Pod{
 				pod("c-1", "10.244.0.1", true), pod("c-2", "10.244.0.2", true),
-				pod("c-0", "10.244.0.5", true, terminating), pod("c-9", "", false, func(p *corev1.Pod) { p.Status.Phase = corev1.PodFailed }),
+				pod("c-0", "10.244.0.5", true, terminating), pod("c-9", "", false, func(p *podview.Pod) { p.Status.Phase = corev1.PodFailed }),
 			}, serviceOwned: true},
 			want: want{nodes: []string{"c-1", "c-2"}, ready: 2, available: "True", progressing: "False", degraded: "False",
 				serverList: []string{"10-244-0-1.c.ns.svc:11211", "10-244-0-2.c.ns.svc:11211"}},
@@ -183,7 +184,7 @@ func TestComputeStatusKeepsTransitionTimes(t *testing.T) {
 	t0 := metav1.NewTime(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
 	t1 := metav1.NewTime(t0.Add(time.Minute))
 	mc := defaulted("c", func(mc *cachev1alpha1.Memcached) { mc.Spec.Size = 2 })
-	pods := []corev1.Pod{pod("c-1", "10.244.0.1", true), pod("c-2", "10.244.0.2", false)}
+	pods := []podview.Pod{pod("c-1", "10.244.0.1", true), pod("c-2", "10.244.0.2", false)}
 	mc.Status = computeStatus(mc, observed{deployment: deployment(2, 2, 2, 1, true), pods: pods}, t0)
 
 	// One more pod ready: Available flips, Degraded stays False.
@@ -203,6 +204,6 @@ func TestComputeStatusKeepsTransitionTimes(t *testing.T) {
 func TestServerListWithoutService(t *testing.T) {
 	mc := defaulted("c", func(mc *cachev1alpha1.Memcached) { mc.Spec.Service.Enabled = ptr.To(false) })
 	b, a := pod("b", "10.244.0.2", true), pod("a", "fd00::1", true)
-	expect(t, "serverList", serverList(mc, []*corev1.Pod{&b, &a}, false), []string{"[fd00::1]:11211", "10.244.0.2:11211"})
-	expect(t, "serverList via Service", serverList(mc, []*corev1.Pod{&b, &a}, true), []string{"fd00--1.c.ns.svc:11211", "10-244-0-2.c.ns.svc:11211"})
+	expect(t, "serverList", serverList(mc, []*podview.Pod{&b, &a}, false), []string{"[fd00::1]:11211", "10.244.0.2:11211"})
+	expect(t, "serverList via Service", serverList(mc, []*podview.Pod{&b, &a}, true), []string{"fd00--1.c.ns.svc:11211", "10-244-0-2.c.ns.svc:11211"})
 }

@@ -135,6 +135,7 @@ func runSuite(m *testing.M) int {
 		ServiceMonitorPollInterval: 200 * time.Millisecond,
 		// As the manager runs by default (main.go): instances are reconciled concurrently.
 		MaxConcurrentReconciles: 4,
+		Namespaces:              namespaces,
 	}).SetupWithManager(mgr); err != nil {
 		fmt.Fprintf(os.Stderr, "failed to set up controller: %v\n", err)
 		return 1
@@ -144,7 +145,7 @@ func runSuite(m *testing.M) int {
 	testCtx = ctx
 	// Register the controller's informers before the manager starts, so WaitForCacheSync covers
 	// them all and a short test run does not stop the manager while they are still syncing.
-	for _, obj := range []client.Object{&cachev1alpha1.Memcached{}, &appsv1.Deployment{}, &corev1.Service{}, &policyv1.PodDisruptionBudget{}, &corev1.Pod{}, &networkingv1.NetworkPolicy{}, secretMetadata()} {
+	for _, obj := range []client.Object{&cachev1alpha1.Memcached{}, &appsv1.Deployment{}, &corev1.Service{}, &policyv1.PodDisruptionBudget{}, &networkingv1.NetworkPolicy{}, secretMetadata()} {
 		if _, err := mgr.GetCache().GetInformer(ctx, obj); err != nil {
 			fmt.Fprintf(os.Stderr, "failed to get informer for %T: %v\n", obj, err)
 			cancel()
