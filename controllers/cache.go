@@ -89,8 +89,7 @@ var constants = func() map[string]string {
 	m := map[string]string{}
 	for _, s := range slices.Concat(ownLabels, []string{AppName, ManagedBy, ComponentCache,
 		string(corev1.PodRunning), string(corev1.PodPending), string(corev1.PodSucceeded), string(corev1.PodFailed),
-		string(corev1.PodUnknown), string(corev1.PodReady), string(corev1.ConditionTrue), string(corev1.ConditionFalse),
-		corev1.SchemeGroupVersion.Version, "Pod"}) {
+		string(corev1.PodUnknown), string(corev1.PodReady), string(corev1.ConditionTrue), string(corev1.ConditionFalse)}) {
 		m[s] = s
 	}
 	return m
@@ -150,7 +149,7 @@ func trimPod(obj any) (any, error) {
 		return obj, nil
 	}
 	out := &podview.Pod{
-		TypeMeta: metav1.TypeMeta{APIVersion: intern(p.APIVersion), Kind: intern(p.Kind)},
+		TypeMeta: p.TypeMeta,
 		ObjectMeta: metav1.ObjectMeta{
 			Name: p.Name, Namespace: p.Namespace, ResourceVersion: p.ResourceVersion,
 			Labels:            keepLabels(p.Labels, []string{LabelName, LabelInstance, LabelManagedBy}),

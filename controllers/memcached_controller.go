@@ -324,6 +324,10 @@ func (r *MemcachedReconciler) observe(ctx context.Context, mc *cachev1alpha1.Mem
 			obs.err = errors.Join(obs.err, fmt.Errorf("failed to get Service %s: %w", key, err))
 		}
 	}
+	if r.pods == nil {
+		obs.err = errors.Join(obs.err, errors.New("failed to list Pods: the pod cache is not set up (SetupWithManager)"))
+		return
+	}
 	pods := &podview.PodList{}
 	if err := r.pods.List(ctx, pods, client.InNamespace(mc.Namespace), client.MatchingLabelsSelector{Selector: podSelector(mc)}); err != nil {
 		obs.err = errors.Join(obs.err, fmt.Errorf("failed to list Pods of Memcached %s: %w", key, err))
@@ -477,11 +481,10 @@ func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err != nil {
 		return err
 	}
-	// Created now, so the manager waits for the pods to be listed before it starts the controller,
-	// as it does for the informers of its own cache.
-	if _, err := pods.GetInformer(context.Background(), &podview.Pod{}); err != nil {
-		return fmt.Errorf("failed to create the pod informer: %w", err)
-	}
+	// The pod informer is created when the controller starts its watch (source.Kind below), not
+	// now: the watch waits for it to sync at most CacheSyncTimeout and then stops the manager with
+	// an error, where an informer created before the start would have the manager wait for it
+	// without a limit (a pod cache that cannot list, e.g. for lack of RBAC, would hang it).
 	if err := mgr.Add(podCache{pods}); err != nil {
 		return fmt.Errorf("failed to add the pod cache: %w", err)
 	}

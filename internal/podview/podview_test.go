@@ -29,6 +29,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 )
@@ -41,7 +42,7 @@ func servedPod(name string) corev1.Pod {
 	return corev1.Pod{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		ObjectMeta: metav1.ObjectMeta{
-			Name: name, GenerateName: "c-abc-", Namespace: "ns", UID: "uid-" + "name", ResourceVersion: "42", Generation: 3,
+			Name: name, GenerateName: "c-abc-", Namespace: "ns", UID: types.UID("uid-" + name), ResourceVersion: "42", Generation: 3,
 			CreationTimestamp: created, DeletionTimestamp: &deleted, DeletionGracePeriodSeconds: ptr.To[int64](30),
 			Labels:          map[string]string{"app.kubernetes.io/instance": "c", "pod-template-hash": "abc"},
 			Annotations:     map[string]string{"note": "kept"},
