@@ -495,3 +495,14 @@ func TestTrimMemcached(t *testing.T) {
 		})
 	}
 }
+
+// A reconciler whose pod cache was never set up (SetupWithManager not called) reports that as the
+// observation's error, with no pods, instead of panicking on the nil reader.
+func TestObserveWithoutPodCache(t *testing.T) {
+	mc := &cachev1alpha1.Memcached{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "ns"}}
+	obs := observed{applied: true}
+	(&MemcachedReconciler{}).observe(t.Context(), mc, &obs)
+	if obs.err == nil || !strings.Contains(obs.err.Error(), "the pod cache is not set up") || obs.pods != nil {
+		t.Errorf("observe without a pod cache: err %v, pods %v; want the pod cache named and no pods", obs.err, obs.pods)
+	}
+}
