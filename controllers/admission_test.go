@@ -74,8 +74,10 @@ func createUnstructured(name string, spec map[string]any) error {
 }
 
 // Invalid Memcacheds are rejected at admission with the field named, and nothing is stored.
-// Sources: cases 01 (kubernetes#772: negative replicas persisted), 03 (operator-sdk#2701: bounds
-// messages), 05 (kubernetes#111074: typos silently pruned; the sample's omitted size became 0).
+// Sources: https://github.com/kubernetes/kubernetes/issues/772 (negative replicas persisted),
+// https://github.com/operator-framework/operator-sdk/issues/2701 (bounds messages),
+// https://github.com/kubernetes/kubernetes/issues/111074 (typos silently pruned; the sample's
+// omitted size became 0).
 func TestAdmissionRejectsInvalidSpecs(t *testing.T) {
 	minimum, maximum := sizeBounds(t)
 	if minimum != 1 || maximum != 64 {
@@ -158,6 +160,38 @@ func TestOmittedSizeDefaultsToOne(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		d := &appsv1.Deployment{}
 		g.Expect(k8sClient.Get(testCtx, key("t-admission", "empty"), d)).To(Succeed())
+		g.Expect(d.Spec.Replicas).To(HaveValue(Equal(int32(1))))
+	}, timeout, interval).Should(Succeed())
+}
+
+// Without strict field validation (kubectl apply --validate=ignore, or a client that does not ask
+// for it, as controller-runtime's does not) a mistyped field is pruned, never stored, and the
+// instance gets the default size: 1 replica, not the 3 the typo meant and not 0. Sources:
+// https://github.com/kubernetes/kubernetes/issues/111074 (a mistyped field silently pruned),
+// https://github.com/kubernetes/kubernetes/issues/105916 (fieldValidation=Strict|Warn|Ignore).
+func TestMistypedFieldIsPrunedWithoutStrictValidation(t *testing.T) {
+	g := NewWithT(t)
+	const name = "typo-ignored"
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": cachev1alpha1.GroupVersion.String(),
+		"kind":       "Memcached",
+		"metadata":   map[string]any{"name": name, "namespace": "t-admission"},
+		"spec":       map[string]any{"replicas": int64(3)},
+	}}
+	g.Expect(k8sClient.Create(testCtx, u, client.FieldValidation("Ignore"))).To(Succeed())
+	stored := &unstructured.Unstructured{}
+	stored.SetGroupVersionKind(cachev1alpha1.GroupVersion.WithKind("Memcached"))
+	g.Expect(k8sClient.Get(testCtx, key("t-admission", name), stored)).To(Succeed())
+	_, found, err := unstructured.NestedFieldNoCopy(stored.Object, "spec", "replicas")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(found).To(BeFalse(), "the mistyped spec.replicas is not stored")
+	size, found, err := unstructured.NestedInt64(stored.Object, "spec", "size")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(found).To(BeTrue())
+	g.Expect(size).To(Equal(int64(1)))
+	g.Eventually(func(g Gomega) {
+		d := &appsv1.Deployment{}
+		g.Expect(k8sClient.Get(testCtx, key("t-admission", name), d)).To(Succeed())
 		g.Expect(d.Spec.Replicas).To(HaveValue(Equal(int32(1))))
 	}, timeout, interval).Should(Succeed())
 }

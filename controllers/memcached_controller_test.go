@@ -173,6 +173,11 @@ func TestReconcileCreatesOwnedObjects(t *testing.T) {
 	}, timeout, interval).Should(Succeed())
 }
 
+// status.nodes, readyReplicas and the conditions follow the pods through the status subresource,
+// and a status written through the main resource is ignored. Sources:
+// https://github.com/operator-framework/operator-sdk-samples/issues/55 (status.nodes never written
+// after the CRD gained a status subresource),
+// https://github.com/operator-framework/operator-sdk/issues/4679 (status conditions for the sample).
 func TestStatusFollowsPods(t *testing.T) {
 	g := NewWithT(t)
 	const ns, name = "t-status", "s1"
@@ -211,6 +216,10 @@ func TestStatusFollowsPods(t *testing.T) {
 	g.Expect(getMemcached(g, ns, name).Status.Nodes).NotTo(ContainElement("fake"))
 }
 
+// Changes made by hand to what the operator owns are reverted and a deleted Deployment is
+// recreated. Sources: https://github.com/operator-framework/java-operator-plugins/issues/44 (replicas
+// scaled by hand never restored), https://github.com/ManageIQ/manageiq-pods/issues/542 (changes to
+// the Service and Deployment not resolved).
 func TestDriftIsReverted(t *testing.T) {
 	g := NewWithT(t)
 	const ns, name = "t-drift", "d1"

@@ -22,8 +22,9 @@ import (
 	"testing"
 )
 
-// Source: case 23 (community-operators#199: "" must mean all namespaces; operator-sdk#2522:
-// comma-separated lists; whitespace and trailing commas must not produce " app-a ").
+// Sources: https://github.com/operator-framework/community-operators/issues/199 ("" must mean all
+// namespaces), https://github.com/operator-framework/operator-sdk/issues/2522 (comma-separated
+// lists); whitespace and trailing commas must not produce " app-a ".
 func TestParse(t *testing.T) {
 	tests := map[string]struct {
 		value   string

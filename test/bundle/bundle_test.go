@@ -160,6 +160,35 @@ func TestShippedBundleIsClean(t *testing.T) {
 	}
 }
 
+// The operator's WATCH_NAMESPACE comes from the pod's olm.targetNamespaces annotation, which OLM
+// sets to the OperatorGroup's target namespaces ("" for AllNamespaces), not from the pod's own
+// namespace. Sources: https://github.com/openshift/kubefed-operator/issues/49 (metadata.namespace in
+// the CSV made a cluster-wide install watch one namespace),
+// https://github.com/operator-framework/community-operators/issues/199 (the empty value for
+// AllNamespaces).
+func TestWatchNamespaceFromTargetNamespaces(t *testing.T) {
+	const want = "metadata.annotations['olm.targetNamespaces']"
+	b := loadBundle(t, shippedBundle)
+	found := 0
+	for _, d := range b.CSV.Spec.InstallStrategy.StrategySpec.DeploymentSpecs {
+		for _, c := range d.Spec.Template.Spec.Containers {
+			for _, e := range c.Env {
+				if e.Name != "WATCH_NAMESPACE" {
+					continue
+				}
+				found++
+				if e.ValueFrom == nil || e.ValueFrom.FieldRef == nil || e.ValueFrom.FieldRef.FieldPath != want {
+					t.Errorf("Deployment %s container %s: WATCH_NAMESPACE is %+v, want valueFrom.fieldRef.fieldPath %s",
+						d.Name, c.Name, e, want)
+				}
+			}
+		}
+	}
+	if found == 0 {
+		t.Errorf("no container of the CSV's Deployments sets WATCH_NAMESPACE")
+	}
+}
+
 // projectChecks runs what `make test` runs on a bundle: the validators and our scorecard tests.
 func projectChecks(t *testing.T, dir string) []string {
 	msgs, err := Validate(dir, k8sVersion)
