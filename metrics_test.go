@@ -17,9 +17,11 @@ limitations under the License.
 package main
 
 import (
+	"crypto/tls"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -70,5 +72,42 @@ func TestMetricsServedUncompressed(t *testing.T) {
 		if !strings.Contains(string(body), "memcached_operator_test_gauge 3") {
 			t.Errorf("Accept-Encoding %q: body does not carry the gauge:\n%s", accept, body)
 		}
+	}
+}
+
+// metricsOptions keeps the flags' meaning: the bind address as given, HTTPS behind the
+// authentication and authorization filter only with --metrics-secure, and HTTP/1.1 only unless
+// --enable-http2 (the TLS options leave NextProtos alone then).
+func TestMetricsOptions(t *testing.T) {
+	tests := map[string]struct {
+		s          settings
+		wantFilter bool
+		wantProtos []string // NextProtos after the TLS options, starting from controller-runtime's ["h2"]
+	}{
+		"secure, HTTP/1.1 only":     {s: settings{metricsAddr: ":8443", secureMetrics: true}, wantFilter: true, wantProtos: []string{"http/1.1"}},
+		"secure, HTTP/2 enabled":    {s: settings{metricsAddr: ":8443", secureMetrics: true, enableHTTP2: true}, wantFilter: true, wantProtos: []string{"h2"}},
+		"plain HTTP on loopback":    {s: settings{metricsAddr: "127.0.0.1:8080"}, wantProtos: []string{"http/1.1"}},
+		"disabled (bind address 0)": {s: settings{metricsAddr: "0", secureMetrics: true}, wantFilter: true, wantProtos: []string{"http/1.1"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			opts := metricsOptions(tc.s)
+			if opts.BindAddress != tc.s.metricsAddr {
+				t.Errorf("BindAddress = %q, want %q", opts.BindAddress, tc.s.metricsAddr)
+			}
+			if opts.SecureServing != tc.s.secureMetrics {
+				t.Errorf("SecureServing = %v, want %v", opts.SecureServing, tc.s.secureMetrics)
+			}
+			if got := opts.FilterProvider != nil; got != tc.wantFilter {
+				t.Errorf("authentication and authorization filter set = %v, want %v", got, tc.wantFilter)
+			}
+			cfg := &tls.Config{NextProtos: []string{"h2"}}
+			for _, f := range opts.TLSOpts {
+				f(cfg)
+			}
+			if !slices.Equal(cfg.NextProtos, tc.wantProtos) {
+				t.Errorf("NextProtos = %v, want %v", cfg.NextProtos, tc.wantProtos)
+			}
+		})
 	}
 }

@@ -45,6 +45,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -112,6 +113,20 @@ type config struct {
 	metricsPort                  int
 }
 
+// allPhases are the benchmark's phases in the order they run.
+var allPhases = []string{"floor", "converge", "steady", "latency", "restart", "secrets", "unrelated"}
+
+// ranPhases returns the phases of allPhases that -phases selected, in that order.
+func (c config) ranPhases() []string {
+	var out []string
+	for _, p := range allPhases {
+		if c.phases[p] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 func main() {
 	var cfg config
 	var subjects subjectFlags
@@ -130,7 +145,7 @@ func main() {
 		"In the 'secrets' phase, how long after a restart the 'settled' memory is sampled (the Go runtime forces a GC every 2 minutes).")
 	flag.DurationVar(&cfg.steady, "steady", 60*time.Second, "Length of the steady-state window.")
 	flag.DurationVar(&cfg.timeout, "timeout", 20*time.Minute, "Longest wait for any convergence.")
-	flag.StringVar(&phases, "phases", "floor,converge,steady,latency,restart,secrets,unrelated", "Phases to run (converge is needed by the later subject phases).")
+	flag.StringVar(&phases, "phases", strings.Join(allPhases, ","), "Phases to run (converge is needed by the later subject phases).")
 	flag.StringVar(&cfg.qps, "control-plane-qps", "1000", "kube-controller-manager and kube-scheduler --kube-api-qps (empty: their defaults).")
 	flag.StringVar(&cfg.burst, "control-plane-burst", "2000", "kube-controller-manager and kube-scheduler --kube-api-burst.")
 	flag.IntVar(&cfg.nodes, "nodes", 10, "Fake nodes.")
@@ -167,16 +182,19 @@ func main() {
 
 // result is what the benchmark reports.
 type result struct {
-	Date      string           `json:"date"`
-	Machine   string           `json:"machine"`
-	N         int              `json:"n"`
-	Size      int              `json:"size"`
-	Namespace int              `json:"namespaces"`
-	Workers   int              `json:"workers"`
-	QPS       string           `json:"controlPlaneQPS"`
-	Floor     *floorResult     `json:"floor,omitempty"`
-	Subjects  []*subjectResult `json:"subjects"`
-	Wall      string           `json:"wallTime"`
+	Date      string `json:"date"`
+	Machine   string `json:"machine"`
+	N         int    `json:"n"`
+	Size      int    `json:"size"`
+	Namespace int    `json:"namespaces"`
+	Workers   int    `json:"workers"`
+	QPS       string `json:"controlPlaneQPS"`
+	// Phases are the phases that ran (-phases), in a fixed order; the report shows "–" for the
+	// figures of a phase that did not.
+	Phases   []string         `json:"phases"`
+	Floor    *floorResult     `json:"floor,omitempty"`
+	Subjects []*subjectResult `json:"subjects"`
+	Wall     string           `json:"wallTime"`
 }
 
 // floorResult is the raw client's figure.
@@ -287,7 +305,7 @@ func run(ctx context.Context, cfg config, subjects subjectFlags) error {
 	}
 
 	res := &result{Date: time.Now().UTC().Format(time.RFC3339), Machine: machine(), N: cfg.n, Size: cfg.size,
-		Namespace: cfg.namespaces, Workers: cfg.workers, QPS: cfg.qps}
+		Namespace: cfg.namespaces, Workers: cfg.workers, QPS: cfg.qps, Phases: cfg.ranPhases()}
 	if cfg.phases["floor"] {
 		f, err := b.floor(ctx)
 		if err != nil {
@@ -1131,7 +1149,12 @@ func markdown(res *result) string {
 	row("409 conflicts", func(s *subjectResult) string {
 		return fmt.Sprint(s.Converge.Conflicts + s.Steady.Conflicts + s.Restart.Conflicts)
 	})
-	row("writes in the steady state", func(s *subjectResult) string { return fmt.Sprint(s.Steady.Total) })
+	row("writes in the steady state", func(s *subjectResult) string {
+		if !slices.Contains(res.Phases, "steady") {
+			return "–"
+		}
+		return fmt.Sprint(s.Steady.Total)
+	})
 	row("status drops a deleted pod: p50 / p99 (ms)", func(s *subjectResult) string {
 		if s.LatencySamples == 0 {
 			return "–"
@@ -1145,6 +1168,9 @@ func markdown(res *result) string {
 		return fmt.Sprintf("%.2f (%.2f)", float64(s.PodReplaced.Total)/float64(s.LatencySamples), float64(s.PodReplaced.Events)/float64(s.LatencySamples))
 	})
 	row("restart: all reconciled (s) / writes", func(s *subjectResult) string {
+		if !slices.Contains(res.Phases, "restart") {
+			return "–"
+		}
 		return fmt.Sprintf("%.1f / %d", s.RestartSeconds, s.Restart.Total)
 	})
 	for _, k := range []string{"idle", "n", "restarted at n", "n + secrets", "restarted at n + secrets", "restarted at n, settled", "restarted at n + secrets, settled", "n + unrelated", "restarted at n + unrelated"} {

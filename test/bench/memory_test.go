@@ -57,3 +57,30 @@ func TestMarkdownMemoryRows(t *testing.T) {
 		}
 	}
 }
+
+// A phase that did not run shows "–" in the report, not a zero that reads as a measurement.
+func TestMarkdownSkippedPhases(t *testing.T) {
+	subject := func() *subjectResult {
+		return &subjectResult{Subject: &subject{Name: "a"}, Memory: map[string]memory{}, RestartSeconds: 0.8}
+	}
+	for _, tc := range []struct {
+		phases []string
+		want   []string
+	}{
+		{[]string{"converge"}, []string{
+			"| writes in the steady state | – |",
+			"| restart: all reconciled (s) / writes | – |",
+		}},
+		{[]string{"converge", "steady", "restart"}, []string{
+			"| writes in the steady state | 0 |",
+			"| restart: all reconciled (s) / writes | 0.8 / 0 |",
+		}},
+	} {
+		md := markdown(&result{N: 500, Phases: tc.phases, Subjects: []*subjectResult{subject()}})
+		for _, want := range tc.want {
+			if !strings.Contains(md, want) {
+				t.Errorf("phases %v: report lacks %q:\n%s", tc.phases, want, md)
+			}
+		}
+	}
+}
