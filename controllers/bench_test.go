@@ -78,30 +78,22 @@ func BenchmarkCachedObject(b *testing.B) {
 	opts := Options{DefaultImage: "docker.io/library/memcached:1.6.39-alpine"}
 	pod := fullPod("c-7d9f8b6c5d-x2x9z", "10.244.0.1", true)
 	stripped := func(o any) (any, error) { o.(client.Object).SetManagedFields(nil); return o, nil }
-	podData, err := pod.Marshal()
-	if err != nil {
-		b.Fatalf("marshal Pod: %v", err)
-	}
-	// protobuf decodes obj's encoding into a new object of its type.
-	protobuf := func(obj client.Object) func() any {
+	// protobuf decodes obj's encoding into a new object made by into (by default, of obj's type).
+	protobuf := func(obj client.Object, into func() any) func() any {
 		data, err := obj.(interface{ Marshal() ([]byte, error) }).Marshal()
 		if err != nil {
 			b.Fatalf("marshal: %v", err)
 		}
+		if into == nil {
+			into = func() any { return reflect.New(reflect.TypeOf(obj).Elem()).Interface() }
+		}
 		return func() any {
-			o := reflect.New(reflect.TypeOf(obj).Elem()).Interface()
+			o := into()
 			if err := o.(interface{ Unmarshal([]byte) error }).Unmarshal(data); err != nil {
 				b.Fatalf("unmarshal: %v", err)
 			}
 			return o
 		}
-	}
-	podView := func() any {
-		p := &podview.Pod{}
-		if err := p.Unmarshal(podData); err != nil {
-			b.Fatalf("unmarshal: %v", err)
-		}
-		return p
 	}
 	type variant struct {
 		name      string
@@ -110,14 +102,14 @@ func BenchmarkCachedObject(b *testing.B) {
 	}
 	// owned is an owned kind's two variants, both decoding obj's protobuf.
 	owned := func(obj client.Object, trim func(any) (any, error)) []variant {
-		decode := protobuf(obj)
+		decode := protobuf(obj, nil)
 		return []variant{{"stripped", decode, stripped}, {"trimmed", decode, trim}}
 	}
 	for _, tc := range []struct {
 		kind     string
 		variants []variant
 	}{
-		{"Pod", []variant{{"stripped", protobuf(&pod), stripped}, {"trimmed", podView, trimPod}}},
+		{"Pod", []variant{{"stripped", protobuf(&pod, nil), stripped}, {"trimmed", protobuf(&pod, func() any { return &podview.Pod{} }), trimPod}}},
 		{"Deployment", owned(servedDeployment(mc, opts), trimDeployment)},
 		{"Service", owned(servedService(mc), trimService)},
 		{"PodDisruptionBudget", owned(servedPodDisruptionBudget(mc), trimPodDisruptionBudget)},
