@@ -34,6 +34,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/procfs"
+	"golang.org/x/sys/unix"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -142,7 +143,12 @@ func (s *subject) start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("failed to open %s: %w", s.logPath, err)
 	}
-	s.cmd = exec.Command(s.Binary, args...)
+	bin, err := coldCopy(s.Binary, filepath.Join(filepath.Dir(s.logPath), "..", "subjects", s.Name))
+	if err != nil {
+		logf.Close()
+		return err
+	}
+	s.cmd = exec.Command(bin, args...)
 	s.cmd.Env = append(append(inheritedEnv(), s.env()...), s.Env...)
 	s.cmd.Stdout, s.cmd.Stderr = logf, logf
 	if err := s.cmd.Start(); err != nil {
@@ -169,6 +175,41 @@ func (s *subject) start(ctx context.Context) error {
 		}
 	}
 	return fmt.Errorf("%s not ready after 60s (log %s)", s.Binary, s.logPath)
+}
+
+// coldCopy copies the binary src to dst (replacing it), flushes the copy to disk and drops it from
+// the page cache, and returns dst: every subject, at every start, then faults its binary in from
+// disk, as a container does from its image layer, and its file-backed RSS does not depend on how
+// the file entered the page cache. It does: on this machine (Linux 6.18, ext4) the same binary
+// started from the file the Go linker had just written had 3.3 MiB more file-backed RSS at idle than
+// started from a copy read from disk (41.4 against 38.1 MiB), which put a freshly built operator
+// at a disadvantage against a sample binary built hours earlier.
+func coldCopy(src, dst string) (string, error) {
+	in, err := os.Open(src)
+	if err != nil {
+		return "", fmt.Errorf("failed to open %s: %w", src, err)
+	}
+	defer in.Close()
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return "", fmt.Errorf("failed to create %s: %w", filepath.Dir(dst), err)
+	}
+	// A new file each time: the running file of the previous start cannot be written (ETXTBSY).
+	_ = os.Remove(dst)
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o755)
+	if err != nil {
+		return "", fmt.Errorf("failed to create %s: %w", dst, err)
+	}
+	defer out.Close()
+	if _, err := io.Copy(out, in); err != nil {
+		return "", fmt.Errorf("failed to copy %s to %s: %w", src, dst, err)
+	}
+	if err := out.Sync(); err != nil {
+		return "", fmt.Errorf("failed to flush %s: %w", dst, err)
+	}
+	if err := unix.Fadvise(int(out.Fd()), 0, 0, unix.FADV_DONTNEED); err != nil {
+		return "", fmt.Errorf("failed to drop %s from the page cache: %w", dst, err)
+	}
+	return dst, out.Close()
 }
 
 // runtimeEnv are the Go runtime's variables that change a subject's memory or CPU figures.
