@@ -181,9 +181,10 @@ func (s *subject) start(ctx context.Context) error {
 // the page cache, and returns dst: every subject, at every start, then faults its binary in from
 // disk, as a container does from its image layer, and its file-backed RSS does not depend on how
 // the file entered the page cache. It does: on this machine (Linux 6.18, ext4) the same binary
-// started from the file the Go linker had just written had 3.3 MiB more file-backed RSS at idle than
-// started from a copy read from disk (41.4 against 38.1 MiB), which put a freshly built operator
-// at a disadvantage against a sample binary built hours earlier.
+// started from the file the Go linker had just written had 3.2 MiB more file-backed RSS at idle than
+// started from a copy read from disk (40.4 against 37.2 MiB), which put a freshly built operator
+// at a disadvantage against a sample binary built hours earlier
+// (test/bench/results/20261201T221711Z-page-cache.txt).
 func coldCopy(src, dst string) (string, error) {
 	in, err := os.Open(src)
 	if err != nil {
