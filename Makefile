@@ -207,8 +207,7 @@ sample-manager: operator-sdk ## Generate the operator-sdk Memcached sample with 
 
 .PHONY: build
 # Built as the Dockerfile builds the image's (CGO_ENABLED=0, statically linked), so the tests and
-# make bench-scale run the binary that ships: with cgo it also maps libc (about 1 MiB more
-# file-backed RSS in make bench-scale).
+# make bench-scale run the binary that ships (with cgo it would also map libc).
 build: manifests generate fmt vet ## Build the manager binary into bin/manager (static, as in the image).
 	CGO_ENABLED=0 go build -o $(LOCALBIN)/manager .
 

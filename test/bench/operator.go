@@ -18,8 +18,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"os/exec"
@@ -195,12 +197,14 @@ func coldCopy(src, dst string) (string, error) {
 		return "", fmt.Errorf("failed to create %s: %w", filepath.Dir(dst), err)
 	}
 	// A new file each time: the running file of the previous start cannot be written (ETXTBSY).
-	_ = os.Remove(dst)
+	if err := os.Remove(dst); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("failed to remove the previous copy %s: %w", dst, err)
+	}
 	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o755)
 	if err != nil {
 		return "", fmt.Errorf("failed to create %s: %w", dst, err)
 	}
-	defer out.Close()
+	defer out.Close() // for the early returns; closing twice is harmless
 	if _, err := io.Copy(out, in); err != nil {
 		return "", fmt.Errorf("failed to copy %s to %s: %w", src, dst, err)
 	}
@@ -210,7 +214,10 @@ func coldCopy(src, dst string) (string, error) {
 	if err := unix.Fadvise(int(out.Fd()), 0, 0, unix.FADV_DONTNEED); err != nil {
 		return "", fmt.Errorf("failed to drop %s from the page cache: %w", dst, err)
 	}
-	return dst, out.Close()
+	if err := out.Close(); err != nil {
+		return "", fmt.Errorf("failed to close %s: %w", dst, err)
+	}
+	return dst, nil
 }
 
 // runtimeEnv are the Go runtime's variables that change a subject's memory or CPU figures.
