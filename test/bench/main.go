@@ -277,6 +277,7 @@ func run(ctx context.Context, cfg config, subjects subjectFlags) error {
 		}
 		s.metricsPort, s.probePort = cfg.metricsPort+2*i, cfg.metricsPort+2*i+1
 		s.logPath = filepath.Join(cfg.clusterDir, "logs", "subject-"+s.Name+".log")
+		s.binPath = filepath.Join(cfg.clusterDir, "subjects", s.Name)
 	}
 
 	step("starting a fresh cluster in %s (control plane qps %q burst %q, %d nodes)", cfg.clusterDir, cfg.qps, cfg.burst, cfg.nodes)

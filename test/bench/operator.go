@@ -132,7 +132,9 @@ type subject struct {
 
 	kubeconfig, logPath    string
 	metricsPort, probePort int
-	cmd                    *exec.Cmd
+	// binPath is where the binary is copied to at each start and run from (coldCopy).
+	binPath string
+	cmd     *exec.Cmd
 }
 
 // start runs the subject and waits until its /readyz answers.
@@ -145,7 +147,7 @@ func (s *subject) start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("failed to open %s: %w", s.logPath, err)
 	}
-	bin, err := coldCopy(s.Binary, filepath.Join(filepath.Dir(s.logPath), "..", "subjects", s.Name))
+	bin, err := coldCopy(s.Binary, s.binPath)
 	if err != nil {
 		logf.Close()
 		return err
