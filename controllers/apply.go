@@ -55,13 +55,16 @@ const (
 
 // owned describes how to reconcile one kind the operator owns: desired is built by a pure builder,
 // needsUpdate compares only the fields the operator owns (never server defaults), and update copies
-// those fields from desired into the live object.
+// those fields from desired into the live object. fromCache, when set, completes an object read
+// from the cache before it is compared (restoreDeployment: the cache holds a Deployment's spec
+// encoded).
 type owned[T client.Object] struct {
 	kind        string
 	desired     T
 	live        T // an empty object of the kind, filled by apply
 	needsUpdate func(live, desired T) bool
 	update      func(live, desired T)
+	fromCache   func(live T) error
 }
 
 // apply makes the object named like o.desired match it and returns the live object. It creates the
@@ -103,6 +106,11 @@ func apply[T client.Object](ctx context.Context, c client.Client, reader client.
 		return o.live, applyUnchanged, nil
 	case err != nil:
 		return o.live, applyUnchanged, fmt.Errorf("failed to get %s %s: %w", o.kind, key, err)
+	}
+	if o.fromCache != nil {
+		if err := o.fromCache(o.live); err != nil {
+			return o.live, applyUnchanged, err
+		}
 	}
 
 	if err := notControlled(o.live, mc, o.kind); err != nil {

@@ -17,6 +17,7 @@ limitations under the License.
 package controllers
 
 import (
+	"fmt"
 	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -49,7 +50,8 @@ import (
 //     check and drift detection read (trimOwned: identity, owner references, our own labels), and
 //     of the spec what their needsUpdate compares and their update writes (trimDeployment,
 //     trimService, trimPodDisruptionBudget, trimNetworkPolicy); of the status only what
-//     computeStatus reads (the Deployment's). Annotations, labels others add and status fields no
+//     computeStatus reads (the Deployment's). A Deployment's spec is held encoded as protobuf
+//     (cachedSpecAnnotation) and decoded when its instance is reconciled (restoreDeployment). Annotations, labels others add and status fields no
 //     one reads are dropped: the merge patch of a drift correction is computed from the cached
 //     object and only writes what changed, so the server keeps what the cache does not hold.
 //   - ServiceMonitor (only once its CRD is served): all but managed fields. The kind cannot have
@@ -178,26 +180,45 @@ func trimOwned(m *metav1.ObjectMeta) {
 	m.Labels = keepLabels(m.Labels, ownLabels)
 }
 
+// cachedSpecAnnotation is the annotation under which the manager's cache holds a Deployment's
+// spec, encoded as protobuf (trimDeployment), instead of the decoded spec. It exists only in the
+// cache: restoreDeployment decodes it back and removes it before the object is compared or patched,
+// so it never reaches the API server. Why: the decoded spec of an instance's Deployment (its pod
+// template above all) takes about 4.5 KiB of heap and its encoding about 1.2 KB, while the spec is
+// read only when the instance is reconciled (BenchmarkCachedObject/Deployment gives the figures).
+const cachedSpecAnnotation = "memcached-operator.cache.internal/spec-protobuf"
+
 // trimDeployment is the cache transform of Deployments. Kept: the metadata of trimOwned; the spec
 // but the pod template's annotations other than SecretHashAnnotation (deploymentNeedsUpdate
 // compares the spec field by field, and updateDeployment replaces the whole pod spec, so a field it
-// does not compare must still be known to be cleared by the patch); the status counts and
-// observedGeneration, and of the conditions only a ReplicaFailure=True or Progressing=False one
-// (the only ones computeStatus reads, for Degraded). Selector and template labels are interned.
+// does not compare must still be known to be cleared by the patch), held encoded as protobuf under
+// cachedSpecAnnotation (read it with restoreDeployment), with only spec.replicas decoded (computeStatus
+// reads it); the status counts and observedGeneration, and of the conditions only a
+// ReplicaFailure=True or Progressing=False one (the only ones computeStatus reads, for Degraded).
 // It changes the object it is given, as controller-runtime's own TransformStripManagedFields does:
-// the informer hands it a freshly decoded object.
+// the informer hands it a freshly decoded object. It is idempotent, as client-go requires of a
+// transform (RealFIFO may pass an object it has transformed already): a Deployment whose spec is
+// already encoded is returned as it is (the API server never serves one without spec.selector,
+// which the encoded form lacks). It returns an error only when the spec cannot be encoded, which
+// the generated protobuf code never reports for a decoded object.
 func trimDeployment(obj any) (any, error) {
 	d, ok := obj.(*appsv1.Deployment)
 	if !ok {
 		return obj, nil
 	}
-	trimOwned(&d.ObjectMeta)
-	if d.Spec.Selector != nil {
-		d.Spec.Selector.MatchLabels = internLabels(d.Spec.Selector.MatchLabels)
+	if _, encoded := d.Annotations[cachedSpecAnnotation]; encoded && d.Spec.Selector == nil {
+		return d, nil
 	}
+	trimOwned(&d.ObjectMeta)
 	t := &d.Spec.Template
 	t.Labels = keepLabels(t.Labels, ownLabels)
 	t.Annotations = keepLabels(t.Annotations, []string{SecretHashAnnotation})
+	spec, err := d.Spec.Marshal()
+	if err != nil {
+		return nil, fmt.Errorf("failed to encode the spec of Deployment %s/%s: %w", d.Namespace, d.Name, err)
+	}
+	d.Spec = appsv1.DeploymentSpec{Replicas: d.Spec.Replicas}
+	d.Annotations = map[string]string{cachedSpecAnnotation: string(spec)}
 	var conds []appsv1.DeploymentCondition
 	for _, c := range d.Status.Conditions {
 		if (c.Type == appsv1.DeploymentReplicaFailure && c.Status == corev1.ConditionTrue) ||
@@ -207,6 +228,27 @@ func trimDeployment(obj any) (any, error) {
 	}
 	d.Status.Conditions = conds
 	return d, nil
+}
+
+// restoreDeployment decodes into d the spec trimDeployment held encoded under cachedSpecAnnotation,
+// and removes that annotation. d must be the reader's own copy (the manager's cache returns a deep
+// copy on every read). A Deployment without the annotation (read from the API server) is left as it
+// is. It returns an error wrapping the decoder's when the annotation is not a DeploymentSpec.
+func restoreDeployment(d *appsv1.Deployment) error {
+	spec, ok := d.Annotations[cachedSpecAnnotation]
+	if !ok {
+		return nil
+	}
+	var s appsv1.DeploymentSpec
+	if err := s.Unmarshal([]byte(spec)); err != nil {
+		return fmt.Errorf("failed to decode the cached spec of Deployment %s/%s: %w", d.Namespace, d.Name, err)
+	}
+	d.Spec = s
+	delete(d.Annotations, cachedSpecAnnotation)
+	if len(d.Annotations) == 0 {
+		d.Annotations = nil
+	}
+	return nil
 }
 
 // trimService is the cache transform of Services: the metadata of trimOwned, and of the spec the

@@ -220,6 +220,15 @@ func servedNetworkPolicy(mc *cachev1alpha1.Memcached) *networkingv1.NetworkPolic
 }
 
 // mustTrim runs transform on a copy of obj and returns the result as obj's type.
+// restored returns d, a Deployment as the cache holds it, as apply reads it (restoreDeployment).
+func restored(t *testing.T, d *appsv1.Deployment) *appsv1.Deployment {
+	t.Helper()
+	if err := restoreDeployment(d); err != nil {
+		t.Fatalf("restoreDeployment: %v", err)
+	}
+	return d
+}
+
 func mustTrim[T client.Object](t *testing.T, transform func(any) (any, error), obj T) T {
 	t.Helper()
 	out, err := transform(obj.DeepCopyObject())
@@ -313,7 +322,7 @@ func TestTrimOwnedKeepsWhatDriftNeeds(t *testing.T) {
 				served := servedDeployment(mc, opts)
 				setSecretHash(&served.Spec.Template, "hash-1")
 				drift(served)
-				trimmed := mustTrim(t, trimDeployment, served)
+				trimmed := restored(t, mustTrim(t, trimDeployment, served))
 				checkTrimmedMeta(t, mc, served, trimmed)
 				want := deploymentNeedsUpdate(served, desired)
 				if got := deploymentNeedsUpdate(trimmed, desired); got != want || want != (name != "none") {
@@ -346,6 +355,40 @@ func TestTrimOwnedKeepsWhatDriftNeeds(t *testing.T) {
 					t.Errorf("status from the trimmed Deployment:\n%+v\nwant:\n%+v", got, want)
 				}
 			})
+		}
+	})
+
+	t.Run("Deployment spec held encoded", func(t *testing.T) {
+		served := servedDeployment(mc, opts)
+		served.Spec.Template.Annotations = map[string]string{SecretHashAnnotation: "hash-1", "kubectl.kubernetes.io/restartedAt": "now"}
+		served.Spec.Template.Labels["team"] = "a"
+		trimmed := mustTrim(t, trimDeployment, served)
+		// In the cache: no decoded spec but spec.replicas, which computeStatus reads.
+		if want := (appsv1.DeploymentSpec{Replicas: served.Spec.Replicas}); !equality.Semantic.DeepEqual(trimmed.Spec, want) ||
+			len(trimmed.Annotations) != 1 || trimmed.Annotations[cachedSpecAnnotation] == "" {
+			t.Fatalf("cached Deployment: spec %+v, annotations %v; want only replicas and the encoded spec", trimmed.Spec, trimmed.Annotations)
+		}
+		// Idempotent, as client-go requires of a transform: trimming again changes nothing.
+		if again := mustTrim(t, trimDeployment, trimmed); !equality.Semantic.DeepEqual(again, trimmed) {
+			t.Fatalf("trimDeployment of a trimmed Deployment changed it:\n%+v\nwant:\n%+v", again, trimmed)
+		}
+		// Read back: the served spec, but the template's labels and annotations that are not ours.
+		want := served.Spec.DeepCopy()
+		want.Template.Labels = keepLabels(want.Template.Labels, ownLabels)
+		delete(want.Template.Annotations, "kubectl.kubernetes.io/restartedAt")
+		got := restored(t, trimmed)
+		if !equality.Semantic.DeepEqual(got.Spec, *want) || got.Annotations != nil {
+			t.Errorf("restored spec:\n%+v\nwant:\n%+v\n(annotations %v, want none)", got.Spec, *want, got.Annotations)
+		}
+		// A Deployment read from the API server has no encoded spec and is left alone.
+		fresh := servedDeployment(mc, opts)
+		if got := restored(t, fresh.DeepCopy()); !equality.Semantic.DeepEqual(got, fresh) {
+			t.Errorf("restoreDeployment changed a Deployment that has no encoded spec")
+		}
+		broken := trimmed.DeepCopy()
+		broken.Annotations = map[string]string{cachedSpecAnnotation: "\xff\xff"}
+		if err := restoreDeployment(broken); err == nil || !strings.Contains(err.Error(), "failed to decode the cached spec of Deployment") {
+			t.Errorf("restoreDeployment of a corrupt encoding: %v, want a decode error naming the Deployment", err)
 		}
 	})
 

@@ -253,7 +253,7 @@ func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1
 	desiredNP := desiredNetworkPolicy(mc, &desiredDep.Spec.Template.Spec)
 	dep, res, err := apply(ctx, r.Client, r.APIReader, r.Scheme, mc, owned[*appsv1.Deployment]{
 		kind: "Deployment", desired: desiredDep, live: &appsv1.Deployment{},
-		needsUpdate: deploymentNeedsUpdate, update: updateDeployment,
+		needsUpdate: deploymentNeedsUpdate, update: updateDeployment, fromCache: restoreDeployment,
 	})
 	record("Deployment", dep, res, err)
 	if err == nil {
@@ -312,7 +312,11 @@ func (r *MemcachedReconciler) observe(ctx context.Context, mc *cachev1alpha1.Mem
 	key := client.ObjectKey{Namespace: mc.Namespace, Name: deploymentName(mc)}
 	if !obs.applied {
 		dep := &appsv1.Deployment{}
-		if err := r.Get(ctx, key, dep); err == nil && metav1.IsControlledBy(dep, mc) {
+		err := r.Get(ctx, key, dep)
+		if err == nil {
+			err = restoreDeployment(dep)
+		}
+		if err == nil && metav1.IsControlledBy(dep, mc) {
 			obs.deployment = dep
 		} else if err != nil && !apierrors.IsNotFound(err) {
 			obs.err = errors.Join(obs.err, fmt.Errorf("failed to get Deployment %s: %w", key, err))
