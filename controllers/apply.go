@@ -56,8 +56,8 @@ const (
 // owned describes how to reconcile one kind the operator owns: desired is built by a pure builder,
 // needsUpdate compares only the fields the operator owns (never server defaults), and update copies
 // those fields from desired into the live object. fromCache, when set, completes an object read
-// from the cache before it is compared (restoreDeployment: the cache holds a Deployment's spec
-// encoded).
+// from the cache before it is compared (restoreDeployment: the cache holds a Deployment's labels
+// and spec encoded, see cachedSpecAnnotation).
 type owned[T client.Object] struct {
 	kind        string
 	desired     T

@@ -219,16 +219,24 @@ func servedNetworkPolicy(mc *cachev1alpha1.Memcached) *networkingv1.NetworkPolic
 	return np
 }
 
-// mustTrim runs transform on a copy of obj and returns the result as obj's type.
-// restored returns d, a Deployment as the cache holds it, as apply reads it (restoreDeployment).
+// restored returns d, a Deployment as the cache holds it, as apply reads it (restoreDeployment),
+// after checking that the cache holds its labels and spec encoded and that transforming it again
+// changes nothing (client-go requires a transform to be idempotent).
 func restored(t *testing.T, d *appsv1.Deployment) *appsv1.Deployment {
 	t.Helper()
+	if d.Labels != nil || len(d.Annotations) != 1 || d.Annotations[cachedSpecAnnotation] == "" {
+		t.Fatalf("cached Deployment: labels %v, annotations %v; want no labels and only the encoded spec", d.Labels, d.Annotations)
+	}
+	if again := mustTrim(t, trimDeployment, d); !equality.Semantic.DeepEqual(again, d) {
+		t.Fatalf("transforming a cached Deployment again changed it:\n%+v\nwant:\n%+v", again, d)
+	}
 	if err := restoreDeployment(d); err != nil {
 		t.Fatalf("restoreDeployment: %v", err)
 	}
 	return d
 }
 
+// mustTrim runs transform on a copy of obj and returns the result as obj's type.
 func mustTrim[T client.Object](t *testing.T, transform func(any) (any, error), obj T) T {
 	t.Helper()
 	out, err := transform(obj.DeepCopyObject())
@@ -364,14 +372,10 @@ func TestTrimOwnedKeepsWhatDriftNeeds(t *testing.T) {
 		served.Spec.Template.Labels["team"] = "a"
 		trimmed := mustTrim(t, trimDeployment, served)
 		// In the cache: no decoded spec but spec.replicas, which computeStatus reads.
-		if want := (appsv1.DeploymentSpec{Replicas: served.Spec.Replicas}); !equality.Semantic.DeepEqual(trimmed.Spec, want) ||
-			len(trimmed.Annotations) != 1 || trimmed.Annotations[cachedSpecAnnotation] == "" {
-			t.Fatalf("cached Deployment: spec %+v, annotations %v; want only replicas and the encoded spec", trimmed.Spec, trimmed.Annotations)
+		if want := (appsv1.DeploymentSpec{Replicas: served.Spec.Replicas}); !equality.Semantic.DeepEqual(trimmed.Spec, want) {
+			t.Fatalf("cached Deployment: spec %+v; want only replicas", trimmed.Spec)
 		}
-		// Idempotent, as client-go requires of a transform: trimming again changes nothing.
-		if again := mustTrim(t, trimDeployment, trimmed); !equality.Semantic.DeepEqual(again, trimmed) {
-			t.Fatalf("trimDeployment of a trimmed Deployment changed it:\n%+v\nwant:\n%+v", again, trimmed)
-		}
+		cached := trimmed.DeepCopy()
 		// Read back: the served spec, but the template's labels and annotations that are not ours.
 		want := served.Spec.DeepCopy()
 		want.Template.Labels = keepLabels(want.Template.Labels, ownLabels)
@@ -382,10 +386,17 @@ func TestTrimOwnedKeepsWhatDriftNeeds(t *testing.T) {
 		}
 		// A Deployment read from the API server has no encoded spec and is left alone.
 		fresh := servedDeployment(mc, opts)
-		if got := restored(t, fresh.DeepCopy()); !equality.Semantic.DeepEqual(got, fresh) {
+		if got := fresh.DeepCopy(); restoreDeployment(got) != nil || !equality.Semantic.DeepEqual(got, fresh) {
 			t.Errorf("restoreDeployment changed a Deployment that has no encoded spec")
 		}
-		broken := trimmed.DeepCopy()
+		// An annotation of that name set on the server is not taken for the cache's own: the
+		// object is trimmed and encoded like any other.
+		forged := served.DeepCopy()
+		forged.Annotations[cachedSpecAnnotation] = "forged"
+		if got := mustTrim(t, trimDeployment, forged); !equality.Semantic.DeepEqual(got, cached) {
+			t.Errorf("a served Deployment with the cache's annotation set:\n%+v\nwant it trimmed as any other:\n%+v", got, cached)
+		}
+		broken := cached.DeepCopy()
 		broken.Annotations = map[string]string{cachedSpecAnnotation: "\xff\xff"}
 		if err := restoreDeployment(broken); err == nil || !strings.Contains(err.Error(), "failed to decode the cached spec of Deployment") {
 			t.Errorf("restoreDeployment of a corrupt encoding: %v, want a decode error naming the Deployment", err)
