@@ -35,6 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	operatorsv2 "github.com/operator-framework/api/pkg/operators/v2"
@@ -222,6 +223,9 @@ func run(ctx context.Context, s settings) error {
 		Namespaces:              s.namespaces,
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("failed to set up Memcached controller: %w", err)
+	}
+	if err := metrics.Registry.Register(controllers.InstanceCollector{Reader: mgr.GetCache()}); err != nil {
+		return fmt.Errorf("failed to register the instance metrics: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return fmt.Errorf("failed to add health check: %w", err)

@@ -142,7 +142,6 @@ func (r *MemcachedReconciler) reconcile(ctx context.Context, req ctrl.Request) (
 	mc := &cachev1alpha1.Memcached{}
 	if err := r.Get(ctx, req.NamespacedName, mc); err != nil {
 		if apierrors.IsNotFound(err) {
-			forgetInstance(req.Namespace, req.Name)
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("failed to get Memcached %s: %w", req.NamespacedName, err)
@@ -184,7 +183,6 @@ func (r *MemcachedReconciler) reconcile(ctx context.Context, req ctrl.Request) (
 	if err := r.patchStatus(ctx, mc, status); err != nil {
 		return ctrl.Result{}, err
 	}
-	observeInstance(mc.Namespace, mc.Name, mc.Spec.Size, status.ReadyReplicas)
 
 	degraded := meta.FindStatusCondition(status.Conditions, cachev1alpha1.ConditionDegraded)
 	switch {

