@@ -51,8 +51,8 @@ import (
 //     of the spec what their needsUpdate compares and their update writes (trimDeployment,
 //     trimService, trimPodDisruptionBudget, trimNetworkPolicy); of the status only what
 //     computeStatus reads (the Deployment's). A Deployment's labels and spec are held encoded as
-//     protobuf (cachedSpecAnnotation) and decoded when its instance is reconciled (apply's
-//     fromCache, restoreDeployment). Annotations, labels others add and status
+//     protobuf (cachedSpecAnnotation) and decoded by every reader (restoreDeployment: apply's
+//     fromCache, observe). Annotations, labels others add and status
 //     fields no one reads are dropped: the merge patch of a drift correction is computed from the
 //     cached object and only writes what changed, so the server keeps what the cache does not hold.
 //   - ServiceMonitor (only once its CRD is served): all but managed fields. The kind cannot have
@@ -187,18 +187,18 @@ func trimOwned(m *metav1.ObjectMeta) {
 // restoreDeployment decodes it back and removes it before the object is compared or patched, so
 // it never reaches the API server. Why: the decoded spec of an instance's Deployment (its pod
 // template above all) and labels take about 4.8 KiB of heap, their encoding about 1.2 KB
-// (BenchmarkCachedObject/Deployment: 6.3 KB per cached Deployment before, 3.1 KB since). The
+// (BenchmarkCachedObject/Deployment: 6.3 KB per cached Deployment before, 3.0 KB since). The
 // Services and PodDisruptionBudgets are kept decoded: encoding theirs saved 160 and 54 bytes each.
 const cachedSpecAnnotation = "memcached-operator.cache.internal/spec-protobuf"
 
-// encoded reports whether m is the metadata of a Deployment the cache has already transformed: it
-// holds cachedSpecAnnotation and no managed fields, which the API server keeps on every object it
-// serves. trimDeployment uses it to be idempotent, as client-go requires of a transform (its
+// encoded reports whether d is a Deployment the cache has already transformed: it holds
+// cachedSpecAnnotation and no spec.selector, which the API server never serves without (apps/v1
+// requires it). trimDeployment uses it to be idempotent, as client-go requires of a transform (its
 // watch-list hands an informer objects that its temporary store has transformed already), without
 // ever taking an annotation of that name set on the server for the cache's own.
-func encoded(m *metav1.ObjectMeta) bool {
-	_, ok := m.Annotations[cachedSpecAnnotation]
-	return ok && m.ManagedFields == nil
+func encoded(d *appsv1.Deployment) bool {
+	_, ok := d.Annotations[cachedSpecAnnotation]
+	return ok && d.Spec.Selector == nil
 }
 
 // trimDeployment is the cache transform of Deployments. Kept: the metadata of trimOwned; its labels
@@ -214,7 +214,7 @@ func encoded(m *metav1.ObjectMeta) bool {
 // reports for a decoded object.
 func trimDeployment(obj any) (any, error) {
 	d, ok := obj.(*appsv1.Deployment)
-	if !ok || encoded(&d.ObjectMeta) {
+	if !ok || encoded(d) {
 		return obj, nil
 	}
 	trimOwned(&d.ObjectMeta)

@@ -391,10 +391,16 @@ func TestTrimOwnedKeepsWhatDriftNeeds(t *testing.T) {
 		}
 		// An annotation of that name set on the server is not taken for the cache's own: the
 		// object is trimmed and encoded like any other.
-		forged := served.DeepCopy()
-		forged.Annotations[cachedSpecAnnotation] = "forged"
-		if got := mustTrim(t, trimDeployment, forged); !equality.Semantic.DeepEqual(got, cached) {
-			t.Errorf("a served Deployment with the cache's annotation set:\n%+v\nwant it trimmed as any other:\n%+v", got, cached)
+		// (Also when it is served without managed fields, which a client can strip.)
+		for _, managedFields := range []bool{true, false} {
+			forged := served.DeepCopy()
+			forged.Annotations[cachedSpecAnnotation] = "forged"
+			if !managedFields {
+				forged.ManagedFields = nil
+			}
+			if got := mustTrim(t, trimDeployment, forged); !equality.Semantic.DeepEqual(got, cached) {
+				t.Errorf("a served Deployment with the cache's annotation set (managed fields %v):\n%+v\nwant it trimmed as any other:\n%+v", managedFields, got, cached)
+			}
 		}
 		broken := cached.DeepCopy()
 		broken.Annotations = map[string]string{cachedSpecAnnotation: "\xff\xff"}

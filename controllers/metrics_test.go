@@ -20,6 +20,7 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 )
 
@@ -49,11 +50,13 @@ func instanceGauges(g Gomega, ns, name string) (desired, ready float64, found bo
 }
 
 // The per-instance gauges follow spec.size and the ready pods the status reports, and an instance's
-// series are gone once it is deleted (they are computed from the cache at each scrape).
+// series are gone once it is deleted (they are computed from the cache at each scrape). A replica
+// that does not lead exports none.
 func TestInstanceMetrics(t *testing.T) {
 	g := NewWithT(t)
-	const ns, name = "t-metrics", "m1"
+	const ns, name, other = "t-metrics", "m1", "m2"
 	g.Expect(k8sClient.Create(testCtx, newMemcached(ns, name, 2))).To(Succeed())
+	g.Expect(k8sClient.Create(testCtx, newMemcached(ns, other, 1))).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		desired, ready, found := instanceGauges(g, ns, name)
 		g.Expect(found).To(BeTrue())
@@ -66,9 +69,29 @@ func TestInstanceMetrics(t *testing.T) {
 		g.Expect([]float64{desired, ready}).To(Equal([]float64{2, 2}))
 	}, timeout, interval).Should(Succeed())
 
+	// The same cache, in a replica that leads and in one that does not (yet).
+	series := func(elected chan struct{}) int {
+		reg := prometheus.NewPedanticRegistry()
+		reg.MustRegister(InstanceCollector{Reader: k8sClient, Elected: elected})
+		families, err := reg.Gather()
+		g.Expect(err).NotTo(HaveOccurred())
+		n := 0
+		for _, f := range families {
+			n += len(f.GetMetric())
+		}
+		return n
+	}
+	leading := make(chan struct{})
+	close(leading)
+	g.Expect(series(leading)).To(BeNumerically(">=", 4), "series of the leader: two per instance")
+	g.Expect(series(make(chan struct{}))).To(BeZero(), "series of a standby replica")
+
 	g.Expect(k8sClient.Delete(testCtx, getMemcached(g, ns, name))).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		_, _, found := instanceGauges(g, ns, name)
 		g.Expect(found).To(BeFalse(), "series of a deleted instance")
+		desired, _, found := instanceGauges(g, ns, other)
+		g.Expect(found).To(BeTrue(), "series of the instance left")
+		g.Expect(desired).To(Equal(1.0))
 	}, timeout, interval).Should(Succeed())
 }
