@@ -22,6 +22,7 @@ import (
 	"runtime"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -31,7 +32,7 @@ import (
 
 // The builders, the drift check and the status computation run on every reconcile; these
 // benchmarks (make bench) keep their cost visible: a steady-state reconcile of one instance runs
-// desiredDeployment + deploymentNeedsUpdate + computeStatus once.
+// desiredDeployment + restoreDeployment + deploymentNeedsUpdate + computeStatus once.
 
 func BenchmarkDesiredDeployment(b *testing.B) {
 	mc := defaulted("cache", tuned)
@@ -49,6 +50,23 @@ func BenchmarkDeploymentNeedsUpdate(b *testing.B) {
 	for b.Loop() {
 		if deploymentNeedsUpdate(live, desired) {
 			b.Fatal("steady state must not need an update")
+		}
+	}
+}
+
+// BenchmarkRestoreDeployment decodes the labels and spec of a Deployment as the cache holds it
+// (trimDeployment), from the copy the cache hands a reader.
+func BenchmarkRestoreDeployment(b *testing.B) {
+	mc := defaulted("c", func(mc *cachev1alpha1.Memcached) { mc.UID, mc.Spec.Size = "mc-uid", 3 })
+	cached, err := trimDeployment(servedDeployment(mc, Options{DefaultImage: "docker.io/library/memcached:1.6.39-alpine"}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		d := cached.(*appsv1.Deployment).DeepCopy()
+		if err := restoreDeployment(d); err != nil || d.Spec.Selector == nil {
+			b.Fatalf("restoreDeployment: %v", err)
 		}
 	}
 }
