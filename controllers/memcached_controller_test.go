@@ -35,7 +35,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 )
@@ -508,21 +507,7 @@ func reconcileCount(g Gomega) float64 {
 
 // metricValue sums a controller-runtime counter over the memcached controller's series.
 func metricValue(g Gomega, name string) float64 {
-	families, err := metrics.Registry.Gather()
-	g.Expect(err).NotTo(HaveOccurred())
-	total := 0.0
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "controller" && l.GetValue() == ControllerName {
-					total += m.GetCounter().GetValue()
-				}
-			}
-		}
-	}
+	total, _ := metricSum(g, name, map[string]string{"controller": ControllerName})
 	return total
 }
 

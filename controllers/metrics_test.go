@@ -24,29 +24,40 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 )
 
-// instanceGauges returns, from the registry the manager serves, the desired and ready replica
-// gauges of the instance ns/name; found is false when the registry has neither.
-func instanceGauges(g Gomega, ns, name string) (desired, ready float64, found bool) {
+// metricSum sums, in the registry the manager serves, the values of the counter or gauge series
+// of metric name that carry every label of labels; found is false when there is none.
+func metricSum(g Gomega, name string, labels map[string]string) (sum float64, found bool) {
 	families, err := metrics.Registry.Gather()
 	g.Expect(err).NotTo(HaveOccurred())
 	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+	series:
 		for _, m := range f.GetMetric() {
-			labels := map[string]string{}
+			have := map[string]string{}
 			for _, l := range m.GetLabel() {
-				labels[l.GetName()] = l.GetValue()
+				have[l.GetName()] = l.GetValue()
 			}
-			if labels["namespace"] != ns || labels["name"] != name {
-				continue
+			for k, v := range labels {
+				if have[k] != v {
+					continue series
+				}
 			}
-			switch f.GetName() {
-			case "memcached_operator_instance_desired_replicas":
-				desired, found = m.GetGauge().GetValue(), true
-			case "memcached_operator_instance_ready_replicas":
-				ready, found = m.GetGauge().GetValue(), true
-			}
+			sum += m.GetCounter().GetValue() + m.GetGauge().GetValue()
+			found = true
 		}
 	}
-	return desired, ready, found
+	return sum, found
+}
+
+// instanceGauges returns the desired and ready replica gauges of the instance ns/name; found is
+// false when the registry has neither.
+func instanceGauges(g Gomega, ns, name string) (desired, ready float64, found bool) {
+	instance := map[string]string{"namespace": ns, "name": name}
+	desired, foundDesired := metricSum(g, "memcached_operator_instance_desired_replicas", instance)
+	ready, foundReady := metricSum(g, "memcached_operator_instance_ready_replicas", instance)
+	return desired, ready, foundDesired || foundReady
 }
 
 // The per-instance gauges follow spec.size and the ready pods the status reports, and an instance's
