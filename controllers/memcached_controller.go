@@ -73,7 +73,9 @@ const (
 	// its instance is reconciled. The queue holds one entry per instance, so every change of a burst
 	// (the Deployment's status, the ReplicaSet's three pods created and scheduled) lands in one
 	// reconcile and one status write instead of one each; status still follows a pod change in well
-	// under a second. Changes of the Memcached itself are reconciled at once.
+	// under a second. A change of the Memcached's spec or pause annotation is reconciled at once; its
+	// other updates, above all the operator's own status writes coming back, wait like the pods'
+	// (memcachedChanged, memcachedUpdated).
 	coalesceDelay = 250 * time.Millisecond
 )
 
@@ -417,15 +419,31 @@ func controllerOf(_ context.Context, obj client.Object) []reconcile.Request {
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: ref.Name}}}
 }
 
-// memcachedChanged passes the changes of a Memcached that its reconcile acts on: its creation and
-// deletion, a new generation (its spec changed) and a change of its annotations (PauseAnnotation,
-// the only one the cache keeps). It drops the other updates, above all the echo of the operator's
-// own status patches: reconciled at once, as a change of the Memcached is, each echo ended the
-// coalescing window of the pod changes still arriving, so a rollout's status patches followed each
-// other 150-250 ms apart (make bench-scale, N=50: up to 6 per instance, 6.4 writes per instance
-// against the limit of 6). A status written by someone else is set right at the next change of the
-// instance, its objects or its pods, not at once.
+// memcachedChanged passes the changes of a Memcached that are reconciled at once: its creation and
+// deletion, a new generation (its spec changed) and a change of its annotations (of which the cache
+// keeps only PauseAnnotation). memcachedUpdated passes the other updates.
 var memcachedChanged = crpredicate.Or(crpredicate.GenerationChangedPredicate{}, crpredicate.AnnotationChangedPredicate{})
+
+// memcachedUpdated passes the updates of a Memcached that memcachedChanged does not: mostly the echo
+// of the operator's own status patches, and a status or labels written by someone else. They are
+// reconciled coalesceDelay later (enqueueAfter), not at once: reconciled at once, each echo ended
+// the coalescing window of the pod changes still arriving, so a rollout's status patches followed
+// each other 33-250 ms apart (make bench-scale, N=50: some instances took 5-7, up to 6.4 writes per
+// instance against the limit of 6). They are still reconciled: a status is patched from the
+// cached Memcached and skipped when the cache already holds it, so a reconcile that ran before the
+// cache had the previous patch can leave a stale status on the server, which the reconcile after
+// the echo sets right.
+var memcachedUpdated = crpredicate.Funcs{
+	CreateFunc:  func(event.CreateEvent) bool { return false },
+	DeleteFunc:  func(event.DeleteEvent) bool { return false },
+	GenericFunc: func(event.GenericEvent) bool { return false },
+	UpdateFunc:  func(e event.UpdateEvent) bool { return !memcachedChanged.Update(e) },
+}
+
+// itself maps an object to the request of the same namespace and name (a Memcached to its own).
+func itself(_ context.Context, obj client.Object) []reconcile.Request {
+	return []reconcile.Request{{NamespacedName: client.ObjectKeyFromObject(obj)}}
+}
 
 // enqueueAfter returns an event handler that enqueues the requests toRequests maps an object to,
 // coalesceDelay after the change: the delaying work queue keeps one entry per request, so a burst
@@ -460,8 +478,8 @@ func enqueueAfter(toRequests handler.MapFunc) handler.EventHandler {
 	}
 }
 
-// SetupWithManager registers the controller: it watches Memcached (except paused ones; only the
-// changes memcachedChanged passes), the
+// SetupWithManager registers the controller: it watches Memcached (except paused ones; the
+// changes memcachedChanged passes at once, the other updates after coalesceDelay), the
 // Deployments, Services, PodDisruptionBudgets and NetworkPolicies it controls, and the pods of its
 // instances; the changes of the latter reach the queue after coalesceDelay (enqueueAfter).
 // ServiceMonitors are watched from the moment the cluster serves them (serviceMonitorWatch, a
@@ -511,6 +529,7 @@ func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Named(ControllerName).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
 		For(&cachev1alpha1.Memcached{}, builder.WithPredicates(pause, memcachedChanged)).
+		Watches(&cachev1alpha1.Memcached{}, enqueueAfter(itself), builder.WithPredicates(pause, memcachedUpdated)).
 		Watches(&appsv1.Deployment{}, enqueueAfter(controllerOf)).
 		Watches(&corev1.Service{}, enqueueAfter(controllerOf)).
 		Watches(&policyv1.PodDisruptionBudget{}, enqueueAfter(controllerOf)).

@@ -213,6 +213,17 @@ func TestStatusFollowsPods(t *testing.T) {
 	patch := client.RawPatch(types.MergePatchType, []byte(`{"status":{"nodes":["fake"]}}`))
 	g.Expect(k8sClient.Patch(testCtx, mc, patch)).To(Succeed())
 	g.Expect(getMemcached(g, ns, name).Status.Nodes).NotTo(ContainElement("fake"))
+
+	// A status written by someone else through the status subresource is set right, coalesceDelay
+	// later, like the echo of the operator's own status patches (memcachedUpdated), which sets
+	// right a status patched from a cache that had not yet seen the previous patch.
+	forged := client.RawPatch(types.MergePatchType, []byte(`{"status":{"nodes":["fake"],"readyReplicas":7}}`))
+	g.Expect(k8sClient.Status().Patch(testCtx, getMemcached(g, ns, name), forged)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		mc := getMemcached(g, ns, name)
+		g.Expect(mc.Status.Nodes).To(ConsistOf(pods[1:]))
+		g.Expect(mc.Status.ReadyReplicas).To(Equal(int32(len(pods) - 1)))
+	}, 2*time.Second, 20*time.Millisecond).Should(Succeed())
 }
 
 // Changes made by hand to what the operator owns are reverted and a deleted Deployment is
