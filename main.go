@@ -129,11 +129,11 @@ func main() {
 	flag.IntVar(&s.maxConcurrentReconciles, "max-concurrent-reconciles", defaultMaxConcurrentReconciles,
 		"Memcacheds reconciled at once (each reconcile waits on a few API round trips).")
 	// 0, no client-side limit, from the same benchmark (run 20261202T042513Z): converging 500
-	// instances took 3695 writes (events included; reads come from the cache) in 68.1 s, 54 per
-	// second on average with every worker busy. Under client-go's limit of old (5 per second, burst
-	// 10) those writes alone would take 12 minutes, under controller-runtime's former 20/30 at
-	// least 185 s: a client-side limit would make the operator, not the cluster, the bottleneck.
-	// The API server's priority and fairness protects the cluster instead.
+	// instances took 2695 writes by the manager's client (reads come from the cache) and 1000 events
+	// (sent by a client of their own) in 68.1 s. Under client-go's limit of old (5 per second, burst
+	// 10) the client's writes alone would take 9 minutes, under controller-runtime's former 20/30
+	// more than 2 minutes: a client-side limit would make the operator, not the cluster, the
+	// bottleneck. The API server's priority and fairness protects the cluster instead.
 	flag.Float64Var(&s.kubeAPIQPS, "kube-api-qps", 0,
 		"Client-side limit of requests per second to the API server; 0 means none: the API server's priority and fairness protects it (controller-runtime's default).")
 	flag.IntVar(&s.kubeAPIBurst, "kube-api-burst", 0, "Burst above --kube-api-qps; 0 with --kube-api-qps=0.")
