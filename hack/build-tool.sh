@@ -5,6 +5,13 @@
 # version. The version a binary was built at is recorded in $LOCALBIN/.versions/NAME, so bumping
 # a pin in the Makefile rebuilds exactly that tool. BUILD COMMAND runs with $OUT set to the
 # binary's path and must write the binary there. Progress and timing go to stderr.
+#
+# Built tools are also kept in TOOLS_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/memcached-operator/tools),
+# keyed by what decides the binary: NAME, VERSION, the Go version, BUILD COMMAND (with the
+# repository's and LOCALBIN's paths taken out) and the content of hack/tools and hack/build-*.sh. A
+# new clone, or a `rm -rf bin`, then copies a tool built from the same inputs instead of building it
+# again (with a warm Go build cache a rebuild still costs a link of each binary: minutes for the
+# whole set). TOOLS_CACHE= (empty) turns the cache off.
 set -euo pipefail
 
 name=$1 version=$2
@@ -21,9 +28,30 @@ if [ -x "$OUT" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$version" ]; then
   exit 0
 fi
 
+TOOLS_CACHE=${TOOLS_CACHE-${XDG_CACHE_HOME:-$HOME/.cache}/memcached-operator/tools}
+cached=
+if [ -n "$TOOLS_CACHE" ]; then
+  key=$({
+    printf '%s\n' "$name" "$version" "$(go env GOVERSION)"
+    printf '%s\n' "$@" | sed -e "s#$LOCALBIN#LOCALBIN#g" -e "s#$root#ROOT#g"
+    cd "$root" && find hack/tools hack/build-*.sh -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
+  } | sha256sum | cut -c1-32)
+  cached=$TOOLS_CACHE/$name-$key
+  if [ -x "$cached" ]; then
+    cp "$cached" "$OUT.tmp" && mv "$OUT.tmp" "$OUT"
+    echo "$version" >"$stamp"
+    echo ">> $name $version: copied from the tool cache ($cached)" >&2
+    exit 0
+  fi
+fi
+
 start=$(date +%s)
 echo ">> building $name $version (first build of a tool can take minutes; later runs skip it)" >&2
 export OUT
 "$@"
 echo "$version" >"$stamp"
+if [ -n "$cached" ]; then
+  mkdir -p "$TOOLS_CACHE"
+  cp "$OUT" "$cached.tmp.$$" && mv "$cached.tmp.$$" "$cached"
+fi
 echo ">> built $name $version in $(( $(date +%s) - start ))s -> $OUT" >&2

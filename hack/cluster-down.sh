@@ -57,8 +57,9 @@ if [ -d "$pids" ]; then
 else
   step "no cluster state in $CLUSTER_DIR: nothing to stop"
 fi
+host_rc=0
 if [ -d "$CLUSTER_DIR/node" ]; then
-  node_host_down
+  node_host_down || host_rc=1
 fi
 if [ -f "$CLUSTER_DIR/registry-started-by-cluster-up" ]; then
   "$root/hack/registry.sh" stop
@@ -78,4 +79,5 @@ if [ "$PURGE" = 1 ] && [ -d "$CLUSTER_DIR" ]; then
     step "purged cluster state; $CLUSTER_DIR still holds other files, left in place"
   fi
 fi
+[ "$host_rc" = 0 ] || die "the real node's host changes were not all undone (warnings above)"
 step "cluster down"

@@ -57,7 +57,6 @@ NODE_SYSCTLS=(vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_
 # Host paths containerd, CNI and the kubelet use whatever their configuration says: removed on the
 # way down when they did not exist before.
 NODE_HOST_DIRS=(/run/containerd /var/lib/cni /var/log/containers /var/log/pods /run/netns /opt/containerd)
-CGROUP_HIERARCHIES=(cpu cpuacct cpuset memory devices freezer blkio pids systemd hugetlb net_cls net_prio perf_event)
 
 ctr_() { ctr --address "$containerd_sock" -n k8s.io "$@"; }
 
@@ -194,30 +193,71 @@ node_network_down() {
   done
 }
 
-# ---------------------------------------------------------------- cgroups (v1, cgroupfs driver)
+# ---------------------------------------------------------------- cgroups (cgroupfs driver)
+# The node's cgroups live under NODE_CGROUP in every mounted cgroup hierarchy: each cgroup v1
+# controller mount, the cgroup2 mount of a hybrid host (/sys/fs/cgroup/unified, where runc and the
+# kubelet create cgroups too) and, on a pure cgroup2 host, /sys/fs/cgroup itself. The hierarchies are
+# read from the mount table, never from a list of names: a hierarchy a list forgets keeps the
+# kubelet's cgroups after cluster-down.
+
+# node_cgroup_mounts: the mount point of every cgroup (v1) and cgroup2 hierarchy, one per line.
+node_cgroup_mounts() {
+  # mountinfo: fields up to " - ", then fstype; field 5 is the mount point.
+  awk '{for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i+1) == "cgroup" || $(i+1) == "cgroup2") print $5; break }}' \
+    /proc/self/mountinfo | sort -u
+}
+
+# node_cgroup_dirs: NODE_CGROUP in every hierarchy where it exists.
+node_cgroup_dirs() {
+  local m
+  for m in $(node_cgroup_mounts); do
+    [ -d "$m/$NODE_CGROUP" ] && echo "$m/$NODE_CGROUP"
+  done
+  return 0
+}
+
 node_cgroups_up() {
-  local h d
-  for h in "${CGROUP_HIERARCHIES[@]}"; do
-    [ -d "/sys/fs/cgroup/$h" ] || continue
-    d=/sys/fs/cgroup/$h/$NODE_CGROUP
+  local m d c
+  for m in $(node_cgroup_mounts); do
+    d=$m/$NODE_CGROUP
     mkdir -p "$d"
-    if [ "$h" = cpuset ]; then
-      cat /sys/fs/cgroup/cpuset/cpuset.cpus >"$d/cpuset.cpus"
-      cat /sys/fs/cgroup/cpuset/cpuset.mems >"$d/cpuset.mems"
+    # A cpuset cgroup takes no task until it has CPUs and memory nodes (v1).
+    if [ -f "$m/cpuset.cpus" ] && [ -f "$d/cpuset.cpus" ] && [ -z "$(cat "$d/cpuset.cpus")" ]; then
+      cat "$m/cpuset.cpus" >"$d/cpuset.cpus"
+      cat "$m/cpuset.mems" >"$d/cpuset.mems"
+    fi
+    # cgroup2: delegate to the kubelet's children every controller this cgroup has (none on a hybrid
+    # host's unified mount, whose controllers are all bound to v1 hierarchies).
+    if [ -f "$d/cgroup.subtree_control" ]; then
+      for c in $(cat "$d/cgroup.controllers"); do
+        echo "+$c" >"$d/cgroup.subtree_control" 2>/dev/null || true
+      done
     fi
   done
 }
 
+# node_cgroups_down: remove NODE_CGROUP and every cgroup below it in every hierarchy, children first.
+# A cgroup that still holds a process cannot be removed: it is reported with those processes, and
+# the function fails so the caller says the host was not restored.
 node_cgroups_down() {
-  local h d
-  for h in "${CGROUP_HIERARCHIES[@]}"; do
-    d=/sys/fs/cgroup/$h/$NODE_CGROUP
-    [ -d "$d" ] || continue
-    # Children first; a cgroup with a process left in it stays (and is reported).
-    find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null || true
-    [ -d "$d" ] && step "warning: cgroup $d still holds processes: left in place"
+  local d left=0 c p
+  for d in $(node_cgroup_dirs); do
+    # A cgroup whose last process has just exited may refuse rmdir for a moment (EBUSY): retry.
+    for _ in 1 2 3 4 5; do
+      find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null || true
+      [ -d "$d" ] || break
+      sleep 0.2
+    done
+    [ -d "$d" ] || { step "removed cgroup $d"; continue; }
+    left=1
+    while read -r c; do
+      for p in $(cat "$c/cgroup.procs" 2>/dev/null); do
+        step "warning: cgroup $c still holds process $p: $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"
+      done
+    done < <(find "$d" -depth -type d)
+    step "warning: cgroup $d left in place (processes above, or a cgroup that would not go)"
   done
-  return 0
+  return "$left"
 }
 
 # ---------------------------------------------------------------- certificates and kubeconfigs
@@ -490,8 +530,11 @@ node_down() {
 # node_host_down: the host changes, once the API server (which listens on NODE_IP, and whose
 # shutdown talks to itself there) has stopped.
 node_host_down() {
+  local rc=0
   node_network_down
-  node_cgroups_down
+  node_cgroups_down || rc=1
   rm -rf "$NODE_STATE"
   node_restore_host
+  [ "$rc" = 0 ] || step "warning: some of the node's cgroups are still on the host (above)"
+  return "$rc"
 }
