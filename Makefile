@@ -163,11 +163,10 @@ verify: manifests generate fmt ## Fail when generated files or formatting differ
 OLM_HEAD_BUNDLE ?= $(CURDIR)/bundle
 
 .PHONY: test-olm
-test-olm: cluster-up build ## Prove install from our catalog under real OLM in all install modes, and the upgrade 0.1.0 -> VERSION.
-	hack/build-release.sh 0.1.0
+test-olm: cluster-up build ## Prove under real OLM on the kwok cluster: every install mode with OLM's RBAC (metrics auth, namespace deletion) and the channel policy (upgrades and OperatorGroup reuse: test-olm-real).
 	CLUSTER_DIR="$(CLUSTER_DIR)" hack/olm-up.sh
 	CLUSTER_DIR="$(CLUSTER_DIR)" CATALOG_HEAD_BUNDLE="$(OLM_HEAD_BUNDLE)" hack/catalog-serve.sh start
-	KUBECONFIG="$(LOCAL_KUBECONFIG)" CATALOG_HEAD_BUNDLE="$(OLM_HEAD_BUNDLE)" OLM_HEAD_VERSION=$(VERSION) OLM_BINARIES="v0.1.0=$(LOCALBIN)/manager-v0.1.0,v$(VERSION)=$(LOCALBIN)/manager" \
+	KUBECONFIG="$(LOCAL_KUBECONFIG)" CATALOG_HEAD_BUNDLE="$(OLM_HEAD_BUNDLE)" OLM_HEAD_VERSION=$(VERSION) OLM_BINARIES="v$(VERSION)=$(LOCALBIN)/manager" \
 		go test -tags olm ./test/olm/ -v -count=1 -timeout 30m
 
 .PHONY: test-e2e

@@ -16,10 +16,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package olm proves the product's user story under the real OLM on the local cluster: install
-// from our catalog in every install mode, run with exactly the RBAC OLM grants (through the
-// runner), and upgrade by a channel bump. `make test-olm` starts the cluster, OLM and the catalog
-// server, then runs this suite.
+// Package olm proves under the real OLM on the local kwok cluster what the real-node suite
+// (test/olmreal) does not: install from our catalog in every install mode with exactly the RBAC OLM
+// grants (through the runner), the metrics endpoint protected by that RBAC and the operator's
+// namespace deleted without getting stuck, and the channel policy (a release in candidate reaches
+// stable subscribers only when promoted). The OperatorGroup reuse and the channel-bump upgrade are
+// proven once, on real pods, by test/olmreal. `make test-olm` starts the cluster, OLM and the
+// catalog server, then runs this suite.
 package olm
 
 import (
@@ -29,6 +32,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -372,4 +376,28 @@ func checkMetricsAuth(t *testing.T, g Gomega, r *runner.Runner, ns string) {
 		g.Expect(found).To(BeTrue(), "controller_runtime_reconcile_total for memcached")
 		g.Expect(ok).To(BeNumerically(">=", 1))
 	}, 30*time.Second, 500*time.Millisecond).Should(Succeed())
+}
+
+// podsOf returns "name/uid/pod-template-hash" of the pods of a Memcached, sorted.
+func podsOf(g Gomega, ns, name string) []string {
+	pods := &corev1.PodList{}
+	g.Expect(k8s.List(context.Background(), pods, client.InNamespace(ns),
+		client.MatchingLabels{"app.kubernetes.io/name": "memcached", "app.kubernetes.io/instance": name})).To(Succeed())
+	var out []string
+	for _, p := range pods.Items {
+		out = append(out, p.Name+"/"+string(p.UID)+"/"+p.Labels["pod-template-hash"])
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ensureOperatorGroup gives ns the OperatorGroup for targets (nil: all namespaces) through
+// hack/operator-group.sh (what `make demo-olm` runs): the one ns holds when it fits, else a new one
+// named memcached.
+func ensureOperatorGroup(t *testing.T, g Gomega, ns string, targets []string) string {
+	t.Helper()
+	res, err := utils.OperatorGroup(repoRoot, os.Getenv("KUBECONFIG"), filepath.Join(repoRoot, "bin", "kubectl"), ns, targets)
+	g.Expect(err).NotTo(HaveOccurred(), "operator-group.sh %s %v: %s", ns, targets, res.Message)
+	t.Logf("%s", strings.TrimSpace(res.Message))
+	return res.Name
 }
