@@ -200,11 +200,12 @@ node_network_down() {
 # read from the mount table, never from a list of names: a hierarchy a list forgets keeps the
 # kubelet's cgroups after cluster-down.
 
-# node_cgroup_mounts: the mount point of every cgroup (v1) and cgroup2 hierarchy, one per line.
+# node_cgroup_mounts: the mount point of every cgroup (v1) and cgroup2 hierarchy, one per line, from
+# NODE_MOUNTINFO (default /proc/self/mountinfo; test/hostscripts gives it other hosts' tables).
 node_cgroup_mounts() {
-  # mountinfo: fields up to " - ", then fstype; field 5 is the mount point.
+  # mountinfo(5): optional fields end with "-", then the filesystem type; field 5 is the mount point.
   awk '{for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i+1) == "cgroup" || $(i+1) == "cgroup2") print $5; break }}' \
-    /proc/self/mountinfo | sort -u
+    "${NODE_MOUNTINFO:-/proc/self/mountinfo}" | sort -u
 }
 
 # node_cgroup_dirs: NODE_CGROUP in every hierarchy where it exists.
