@@ -190,11 +190,14 @@ BENCH_SAMPLE_SAMEDEPS ?=
 SAMPLE_DIR ?= $(LOCALBIN)/sample/memcached-operator
 BENCH_CLUSTER_DIR ?= $(shell pwd)/.cluster-bench
 BENCH_ARGS ?=
+# BENCH_RESULTS receives each run's <UTC time>.{md,json} and latest.*; ignored by git (docs/performance.md
+# holds the latest figures).
+BENCH_RESULTS ?= $(CURDIR)/test/bench/results
 BENCH_PORTS ?= ETCD_PORT=24379 ETCD_PEER_PORT=24380 APISERVER_PORT=28443 KCM_PORT=22257 SCHEDULER_PORT=22259 KWOK_PORT=22247
 
 .PHONY: bench-scale
-bench-scale: build kubectl $(if $(BENCH_SAMPLE)$(BENCH_SAMPLE_SAMEDEPS),sample-manager) ## Scale benchmark on a fresh kwok cluster: BENCH_N instances vs the raw-client floor; writes, memory, restart (test/bench/results).
-	$(BENCH_PORTS) go run ./test/bench -n $(BENCH_N) -phases $(BENCH_PHASES) -cluster-dir "$(BENCH_CLUSTER_DIR)" \
+bench-scale: build kubectl $(if $(BENCH_SAMPLE)$(BENCH_SAMPLE_SAMEDEPS),sample-manager) ## Scale benchmark on a fresh kwok cluster: BENCH_N instances vs the raw-client floor; writes, memory, restart; results in BENCH_RESULTS (test/bench/results, ignored by git).
+	$(BENCH_PORTS) go run ./test/bench -n $(BENCH_N) -phases $(BENCH_PHASES) -cluster-dir "$(BENCH_CLUSTER_DIR)" -results "$(BENCH_RESULTS)" \
 		$(if $(BENCH_SAMPLE),-sample $(BENCH_SAMPLE)=$(LOCALBIN)/sample-manager) \
 		$(if $(BENCH_SAMPLE_SAMEDEPS),-sample $(BENCH_SAMPLE_SAMEDEPS)=$(LOCALBIN)/sample-manager-samedeps) \
 		$(if $(BENCH_SAMPLE)$(BENCH_SAMPLE_SAMEDEPS),-sample-dir "$(SAMPLE_DIR)") $(foreach s,$(BENCH_SUBJECTS),-subject $(s)) $(BENCH_ARGS)
