@@ -56,6 +56,8 @@ KWOK_VERSION ?= v0.8.0
 OPERATOR_SDK_VERSION ?= v1.42.3
 OPM_VERSION ?= v1.74.0
 OLM_VERSION ?= v0.46.0
+# crd-ref-docs writes docs/api-reference.md from the Go types (make api-docs).
+CRD_REF_DOCS_VERSION ?= v0.3.0
 GRPC_HEALTH_PROBE_VERSION ?= v0.4.53
 # memcached_exporter (spec.monitoring's sidecar): the local image is built from this release's Go
 # module (hack/tools/memcached-exporter, whose go.mod must require it); users get the public
@@ -69,6 +71,7 @@ LOCALBIN ?= $(shell pwd)/bin
 export LOCALBIN
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen
 KUSTOMIZE ?= $(LOCALBIN)/kustomize
+CRD_REF_DOCS ?= $(LOCALBIN)/crd-ref-docs
 KUBECTL ?= $(LOCALBIN)/kubectl
 # NODE picks the local cluster's tier (hack/cluster-up.sh): kwok (simulated pods, the scale tier)
 # or real (a real node: kubelet, containerd, kube-proxy, CoreDNS, the local registry; needs root).
@@ -132,6 +135,11 @@ manifests: controller-gen ## Generate the CRD and the manager ClusterRole from t
 generate: controller-gen ## Generate DeepCopy methods (zz_generated.deepcopy.go).
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..." paths="./internal/podview/..."
 
+.PHONY: api-docs
+api-docs: crd-ref-docs ## Generate docs/api-reference.md from the Go types in api/ (crd-ref-docs, hack/api-docs/config.yaml).
+	$(CRD_REF_DOCS) --source-path=./api --config=hack/api-docs/config.yaml --renderer=markdown --max-depth=20 \
+		--log-level=WARN --output-path=docs/api-reference.md
+
 .PHONY: fmt
 fmt: ## Run gofmt on every Go file, the e2e and OLM suites (build tags) included.
 	gofmt -l -w $$(git ls-files --cached --others --exclude-standard '*.go')
@@ -153,9 +161,9 @@ bench: envtest-assets ## Run the Go benchmarks of the builders and the status co
 	KUBEBUILDER_ASSETS="$(LOCALBIN)" go test ./controllers/ -run '^$$' -bench . -benchmem
 
 .PHONY: verify
-verify: manifests generate fmt ## Fail when generated files or formatting differ from what is committed.
+verify: manifests generate api-docs fmt ## Fail when generated files (the API reference included) or formatting differ from what is committed.
 	@# createdAt is the time `make bundle` ran: not a difference of content.
-	@git diff --exit-code -I '^    createdAt: ' -- . ':(exclude)cover.out' || { echo "generated files or formatting differ from the commit: run 'make generate manifests fmt' (and 'make bundle' for bundle/) and commit"; exit 1; }
+	@git diff --exit-code -I '^    createdAt: ' -- . ':(exclude)cover.out' || { echo "generated files or formatting differ from the commit: run 'make generate manifests api-docs fmt' (and 'make bundle' for bundle/) and commit"; exit 1; }
 
 # The kwok tier's OLM runs bin/manager (the working tree) for the catalog's VERSION: catalog-serve.sh
 # serves that version's bundle rendered from bundle/ (the working tree's CSV and RBAC), not the
@@ -507,6 +515,11 @@ controller-gen: ## Build controller-gen into ./bin.
 kustomize: ## Build kustomize into ./bin.
 	@hack/build-tool.sh kustomize $(KUSTOMIZE_VERSION) -- \
 		bash -c 'GOBIN=$$(dirname "$$OUT") go install sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION)'
+
+.PHONY: crd-ref-docs
+crd-ref-docs: ## Build crd-ref-docs into ./bin.
+	@hack/build-tool.sh crd-ref-docs $(CRD_REF_DOCS_VERSION) -- \
+		bash -c 'GOBIN=$$(dirname "$$OUT") go install github.com/elastic/crd-ref-docs@$(CRD_REF_DOCS_VERSION)'
 
 .PHONY: kubectl
 kubectl: ## Build kubectl into ./bin.
