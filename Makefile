@@ -391,6 +391,10 @@ cluster-down: ## Stop the local cluster of NODE and what runs on it, undoing a r
 demo: build kubectl ## Start the local cluster and the operator, create the sample and scale it 3 -> 5.
 	CLUSTER_DIR="$(CLUSTER_DIR)" MEMCACHED_IMAGE="$(MEMCACHED_IMAGE)" KUBECTL="$(KUBECTL)" hack/demo.sh up
 
+.PHONY: test-snippets
+test-snippets: kubectl ## Apply the snippets marked in README.md and docs/ (hack/snippets.sh) to the kwok cluster: run after make demo (the operator running) and make olm-up (OLM's kinds, for the dry-run blocks).
+	KUBECONFIG="$(LOCAL_KUBECONFIG)" KUBECTL="$(KUBECTL)" hack/snippets.sh run
+
 .PHONY: olm-up
 olm-up: cluster-up ## Install OLM into the local cluster (CRDs, base objects; olm and catalog operators as local processes).
 	CLUSTER_DIR="$(CLUSTER_DIR)" hack/olm-up.sh
