@@ -131,3 +131,23 @@ func checkYAMLSnippet(t *testing.T, path string) int {
 	}
 	return memcacheds
 }
+
+// Every sample in config/samples (the basic one and one per feature: TLS, auth, monitoring,
+// NetworkPolicy, graceful shutdown, scheduling) passes the API server's validation and the
+// operator's rules.
+func TestSamples(t *testing.T) {
+	files, err := filepath.Glob("../config/samples/cache_v1alpha1_memcached*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 7 {
+		t.Fatalf("want the basic sample and 6 feature samples, got %v", files)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			if n := checkYAMLSnippet(t, f); n != 1 {
+				t.Errorf("want one Memcached, got %d", n)
+			}
+		})
+	}
+}
