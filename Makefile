@@ -56,6 +56,8 @@ KWOK_VERSION ?= v0.8.0
 OPERATOR_SDK_VERSION ?= v1.42.3
 OPM_VERSION ?= v1.74.0
 OLM_VERSION ?= v0.46.0
+# crd-ref-docs writes docs/api-reference.md from the Go types (make api-docs).
+CRD_REF_DOCS_VERSION ?= v0.3.0
 GRPC_HEALTH_PROBE_VERSION ?= v0.4.53
 # memcached_exporter (spec.monitoring's sidecar): the local image is built from this release's Go
 # module (hack/tools/memcached-exporter, whose go.mod must require it); users get the public
@@ -69,6 +71,7 @@ LOCALBIN ?= $(shell pwd)/bin
 export LOCALBIN
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen
 KUSTOMIZE ?= $(LOCALBIN)/kustomize
+CRD_REF_DOCS ?= $(LOCALBIN)/crd-ref-docs
 KUBECTL ?= $(LOCALBIN)/kubectl
 # NODE picks the local cluster's tier (hack/cluster-up.sh): kwok (simulated pods, the scale tier)
 # or real (a real node: kubelet, containerd, kube-proxy, CoreDNS, the local registry; needs root).
@@ -132,6 +135,11 @@ manifests: controller-gen ## Generate the CRD and the manager ClusterRole from t
 generate: controller-gen ## Generate DeepCopy methods (zz_generated.deepcopy.go).
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..." paths="./internal/podview/..."
 
+.PHONY: api-docs
+api-docs: crd-ref-docs ## Generate docs/api-reference.md from the Go types in api/ (crd-ref-docs, hack/api-docs/config.yaml).
+	$(CRD_REF_DOCS) --source-path=./api --config=hack/api-docs/config.yaml --renderer=markdown --max-depth=20 \
+		--log-level=WARN --output-path=docs/api-reference.md
+
 .PHONY: fmt
 fmt: ## Run gofmt on every Go file, the e2e and OLM suites (build tags) included.
 	gofmt -l -w $$(git ls-files --cached --others --exclude-standard '*.go')
@@ -153,9 +161,9 @@ bench: envtest-assets ## Run the Go benchmarks of the builders and the status co
 	KUBEBUILDER_ASSETS="$(LOCALBIN)" go test ./controllers/ -run '^$$' -bench . -benchmem
 
 .PHONY: verify
-verify: manifests generate fmt ## Fail when generated files or formatting differ from what is committed.
+verify: manifests generate api-docs fmt ## Fail when generated files (the API reference included) or formatting differ from what is committed.
 	@# createdAt is the time `make bundle` ran: not a difference of content.
-	@git diff --exit-code -I '^    createdAt: ' -- . ':(exclude)cover.out' || { echo "generated files or formatting differ from the commit: run 'make generate manifests fmt' (and 'make bundle' for bundle/) and commit"; exit 1; }
+	@git diff --exit-code -I '^    createdAt: ' -- . ':(exclude)cover.out' || { echo "generated files or formatting differ from the commit: run 'make generate manifests api-docs fmt' (and 'make bundle' for bundle/) and commit"; exit 1; }
 
 # The kwok tier's OLM runs bin/manager (the working tree) for the catalog's VERSION: catalog-serve.sh
 # serves that version's bundle rendered from bundle/ (the working tree's CSV and RBAC), not the
@@ -189,11 +197,14 @@ BENCH_SAMPLE_SAMEDEPS ?=
 SAMPLE_DIR ?= $(LOCALBIN)/sample/memcached-operator
 BENCH_CLUSTER_DIR ?= $(shell pwd)/.cluster-bench
 BENCH_ARGS ?=
+# BENCH_RESULTS receives each run's <UTC time>.{md,json} and latest.*; ignored by git (docs/performance.md
+# holds the latest figures).
+BENCH_RESULTS ?= $(CURDIR)/test/bench/results
 BENCH_PORTS ?= ETCD_PORT=24379 ETCD_PEER_PORT=24380 APISERVER_PORT=28443 KCM_PORT=22257 SCHEDULER_PORT=22259 KWOK_PORT=22247
 
 .PHONY: bench-scale
-bench-scale: build kubectl $(if $(BENCH_SAMPLE)$(BENCH_SAMPLE_SAMEDEPS),sample-manager) ## Scale benchmark on a fresh kwok cluster: BENCH_N instances vs the raw-client floor; writes, memory, restart (test/bench/results).
-	$(BENCH_PORTS) go run ./test/bench -n $(BENCH_N) -phases $(BENCH_PHASES) -cluster-dir "$(BENCH_CLUSTER_DIR)" \
+bench-scale: build kubectl $(if $(BENCH_SAMPLE)$(BENCH_SAMPLE_SAMEDEPS),sample-manager) ## Scale benchmark on a fresh kwok cluster: BENCH_N instances vs the raw-client floor; writes, memory, restart; results in BENCH_RESULTS (test/bench/results, ignored by git).
+	$(BENCH_PORTS) go run ./test/bench -n $(BENCH_N) -phases $(BENCH_PHASES) -cluster-dir "$(BENCH_CLUSTER_DIR)" -results "$(BENCH_RESULTS)" \
 		$(if $(BENCH_SAMPLE),-sample $(BENCH_SAMPLE)=$(LOCALBIN)/sample-manager) \
 		$(if $(BENCH_SAMPLE_SAMEDEPS),-sample $(BENCH_SAMPLE_SAMEDEPS)=$(LOCALBIN)/sample-manager-samedeps) \
 		$(if $(BENCH_SAMPLE)$(BENCH_SAMPLE_SAMEDEPS),-sample-dir "$(SAMPLE_DIR)") $(foreach s,$(BENCH_SUBJECTS),-subject $(s)) $(BENCH_ARGS)
@@ -237,6 +248,18 @@ uninstall: manifests kustomize kubectl ## Remove the CRD (and every Memcached) f
 deploy: manifests kustomize kubectl ## Deploy the operator (image IMG) to the cluster of KUBECONFIG.
 	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG)
 	$(KUSTOMIZE) build config/default | $(KUBECTL) apply --server-side -f -
+
+.PHONY: build-installer
+# kubebuilder's convention: one manifest for `kubectl apply -f` without OLM. dist/ is not committed
+# (.gitignore): the file names the operator image IMG, which each user builds and pushes (nothing is
+# published), so a committed copy would name an image that does not exist.
+# The image is set in a temporary copy of config/, so the tree stays as committed.
+build-installer: manifests kustomize ## Write dist/install.yaml: the CRD, RBAC and the operator Deployment (image IMG) of config/default, for kubectl apply -f.
+	mkdir -p dist
+	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && cp -r config "$$tmp/" && \
+		(cd "$$tmp/config/manager" && $(KUSTOMIZE) edit set image controller=$(IMG)) && \
+		$(KUSTOMIZE) build "$$tmp/config/default" > dist/install.yaml.tmp && mv dist/install.yaml.tmp dist/install.yaml
+	@echo "wrote dist/install.yaml (operator image $(IMG)): kubectl apply --server-side -f dist/install.yaml"
 
 .PHONY: undeploy
 undeploy: kustomize kubectl ## Remove the operator deployed by `make deploy`.
@@ -366,6 +389,10 @@ cluster-down: ## Stop the local cluster of NODE and what runs on it, undoing a r
 .PHONY: demo
 demo: build kubectl ## Start the local cluster and the operator, create the sample and scale it 3 -> 5.
 	CLUSTER_DIR="$(CLUSTER_DIR)" MEMCACHED_IMAGE="$(MEMCACHED_IMAGE)" KUBECTL="$(KUBECTL)" hack/demo.sh up
+
+.PHONY: test-snippets
+test-snippets: kubectl ## Apply the snippets marked in README.md and docs/ (hack/snippets.sh) to the kwok cluster: run after make demo (the operator running) and make olm-up (OLM's kinds, for the dry-run blocks).
+	KUBECONFIG="$(LOCAL_KUBECONFIG)" KUBECTL="$(KUBECTL)" hack/snippets.sh run
 
 .PHONY: olm-up
 olm-up: cluster-up ## Install OLM into the local cluster (CRDs, base objects; olm and catalog operators as local processes).
@@ -503,6 +530,11 @@ controller-gen: ## Build controller-gen into ./bin.
 kustomize: ## Build kustomize into ./bin.
 	@hack/build-tool.sh kustomize $(KUSTOMIZE_VERSION) -- \
 		bash -c 'GOBIN=$$(dirname "$$OUT") go install sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION)'
+
+.PHONY: crd-ref-docs
+crd-ref-docs: ## Build crd-ref-docs into ./bin.
+	@hack/build-tool.sh crd-ref-docs $(CRD_REF_DOCS_VERSION) -- \
+		bash -c 'GOBIN=$$(dirname "$$OUT") go install github.com/elastic/crd-ref-docs@$(CRD_REF_DOCS_VERSION)'
 
 .PHONY: kubectl
 kubectl: ## Build kubectl into ./bin.

@@ -588,6 +588,8 @@ type MemcachedStatus struct {
 // +kubebuilder:printcolumn:name="Size",type=integer,JSONPath=`.spec.size`
 // +kubebuilder:printcolumn:name="Ready",type=integer,JSONPath=`.status.readyReplicas`
 // +kubebuilder:printcolumn:name="Available",type=string,JSONPath=`.status.conditions[?(@.type=="Available")].status`
+// +kubebuilder:printcolumn:name="Degraded",type=string,JSONPath=`.status.conditions[?(@.type=="Degraded")].reason`,description="Reason of the Degraded condition: AsExpected, or why the operator cannot converge (InvalidSpec, SecretNotFound, ResourceConflict, ...)"
+// +kubebuilder:printcolumn:name="Message",type=string,priority=1,JSONPath=`.status.conditions[?(@.type=="Degraded")].message`,description="Message of the Degraded condition (kubectl get -o wide)"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +operator-sdk:csv:customresourcedefinitions:displayName="Memcached",resources={{Deployment,v1,""},{Service,v1,""},{PodDisruptionBudget,v1,""},{NetworkPolicy,v1,""},{Pod,v1,""},{Secret,v1,""},{Event,v1,""},{ServiceMonitor,v1,""}}
 type Memcached struct {

@@ -133,7 +133,7 @@ func main() {
 	var phases string
 	flag.StringVar(&cfg.root, "root", ".", "The repository root (hack/ scripts, config/, bin/).")
 	flag.StringVar(&cfg.clusterDir, "cluster-dir", ".cluster-bench", "State directory of the benchmark's own cluster (deleted and recreated).")
-	flag.StringVar(&cfg.resultsDir, "results", "test/bench/results", "Directory that receives <UTC time>.md/.json and latest.md/.json.")
+	flag.StringVar(&cfg.resultsDir, "results", "test/bench/results", "Directory that receives <UTC time>.md/.json and latest.md/.json (the default is ignored by git: results are not kept in the tree; docs/performance.md quotes the latest).")
 	flag.IntVar(&cfg.n, "n", 500, "Instances per subject (and for the floor).")
 	flag.IntVar(&cfg.size, "size", 3, "spec.size of every instance.")
 	flag.IntVar(&cfg.namespaces, "namespaces", 10, "Namespaces the instances are spread over.")

@@ -187,8 +187,7 @@ func (s *subject) start(ctx context.Context) error {
 // the file entered the page cache. It does: on this machine (Linux 6.18, ext4) the same binary
 // started from the file the Go linker had just written had 3.2 MiB more file-backed RSS at idle than
 // started from a copy read from disk (40.4 against 37.2 MiB), which put a freshly built operator
-// at a disadvantage against a sample binary built hours earlier
-// (test/bench/results/20261201T221711Z-page-cache.txt).
+// at a disadvantage against a sample binary built hours earlier (docs/performance.md).
 func coldCopy(src, dst string) (string, error) {
 	in, err := os.Open(src)
 	if err != nil {
