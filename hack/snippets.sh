@@ -52,12 +52,18 @@ extract() {
 }
 
 run() {
-  local dir
-  dir=$(mktemp -d)
-  trap 'rm -rf "$dir"' EXIT
+  # Global, not local: the EXIT trap runs after run() has returned.
+  snippets_dir=$(mktemp -d)
+  trap 'rm -rf "$snippets_dir"' EXIT
+  local dir=$snippets_dir
   extract "$dir"
   local kubectl=${KUBECTL:-kubectl}
-  local n mode type src
+  local n mode type src f applied=()
+  # What the blocks applied is deleted at the end (newest first), so a second run starts from the
+  # same cluster: a user pastes each block once.
+  cleanup_applied() {
+    for f in "${applied[@]}"; do "$kubectl" delete --ignore-not-found --wait=false -f "$f" >/dev/null || true; done
+  }
   while read -r n mode type src; do
     echo ">> snippet $n ($src, $mode)" >&2
     local ok=0
@@ -70,6 +76,7 @@ run() {
           "$kubectl" apply --server-side --dry-run=server -f "$dir/$n.yaml" || ok=1
         else
           "$kubectl" apply --server-side -f "$dir/$n.yaml" || ok=1
+          applied=("$dir/$n.yaml" "${applied[@]}")
         fi ;;
       sh)
         if [ "$mode" = kwok-dry-run ]; then
@@ -78,8 +85,9 @@ run() {
           (cd "$root" && PATH="$(dirname "$(command -v "$kubectl")"):$PATH" bash -euo pipefail "$dir/$n.sh") || ok=1
         fi ;;
     esac
-    if [ $ok != 0 ]; then echo "snippet $n of $src failed" >&2; exit 1; fi
+    if [ $ok != 0 ]; then echo "snippet $n of $src failed" >&2; cleanup_applied; exit 1; fi
   done <"$dir/index"
+  cleanup_applied
   echo ">> every snippet passed ($(wc -l <"$dir/index") blocks)" >&2
 }
 
