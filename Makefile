@@ -209,6 +209,15 @@ bench-scale: build kubectl $(if $(BENCH_SAMPLE)$(BENCH_SAMPLE_SAMEDEPS),sample-m
 		$(if $(BENCH_SAMPLE_SAMEDEPS),-sample $(BENCH_SAMPLE_SAMEDEPS)=$(LOCALBIN)/sample-manager-samedeps) \
 		$(if $(BENCH_SAMPLE)$(BENCH_SAMPLE_SAMEDEPS),-sample-dir "$(SAMPLE_DIR)") $(foreach s,$(BENCH_SUBJECTS),-subject $(s)) $(BENCH_ARGS)
 
+# bench-gate: the scale properties that do not depend on the machine's speed, as a CI gate (test/bench
+# -gate: writes per instance within owned objects + spec.size + 1, events within owned + 1, no conflict, no write in the
+# steady state or on a restart, the status following a pod change), on a short run.
+BENCH_GATE_N ?= 50
+.PHONY: bench-gate
+bench-gate: ## Short scale run (BENCH_GATE_N instances) that fails when a speed-independent scale property breaks (CI).
+	$(MAKE) --no-print-directory bench-scale BENCH_N=$(BENCH_GATE_N) BENCH_PHASES=converge,steady,latency,restart \
+		BENCH_ARGS="-gate -steady 20s -timeout 5m"
+
 .PHONY: sample-manager
 sample-manager: operator-sdk ## Generate the operator-sdk Memcached sample with operator-sdk (OPERATOR_SDK_VERSION) into SAMPLE_DIR and build its manager into bin/sample-manager (and bin/sample-manager-samedeps, with this project's library versions).
 	OPERATOR_SDK="$(OPERATOR_SDK)" SAMPLE_DIR="$(SAMPLE_DIR)" hack/build-sample.sh

@@ -111,6 +111,9 @@ type config struct {
 	floorEach                    bool
 	unrelatedEach                bool
 	metricsPort                  int
+	// gate fails the run on the scale properties that do not depend on the machine's speed
+	// (gateViolations).
+	gate bool
 }
 
 // allPhases are the benchmark's phases in the order they run.
@@ -155,6 +158,8 @@ func main() {
 		"Measure the floor again right before each subject and take each ratio to its own floor (on a machine whose load from other jobs drifts).")
 	flag.BoolVar(&cfg.unrelatedEach, "unrelated-each", false,
 		"Delete the unrelated Deployments (and their namespaces) after each subject's 'unrelated' phase, so the next subject starts without them (a subject that caches every Deployment, as the sample does, otherwise carries them in its idle and N figures).")
+	flag.BoolVar(&cfg.gate, "gate", false,
+		"Fail (exit 1) when an operator subject breaks a property that does not depend on the machine's speed: writes and events per instance, conflicts, steady-state and restart writes, status following a pod change (CI runs a short benchmark with it).")
 	flag.IntVar(&cfg.metricsPort, "metrics-port", 28090, "The subjects' plain-HTTP metrics port on 127.0.0.1 (probes on the next one).")
 	flag.Var(subjectFlag{&subjects, kindOperator}, "subject", "NAME=[VAR=VALUE ...] BINARY [FLAGS...]: a build of this operator to measure (repeatable).")
 	flag.Var(subjectFlag{&subjects, kindSample}, "sample",
@@ -341,7 +346,16 @@ func run(ctx context.Context, cfg config, subjects subjectFlags) error {
 		res.Subjects = append(res.Subjects, sr)
 	}
 	res.Wall = time.Since(start).Round(time.Second).String()
-	return writeResults(cfg.resultsDir, res)
+	if err := writeResults(cfg.resultsDir, res); err != nil {
+		return err
+	}
+	if cfg.gate {
+		if v := gateViolations(res, ownedObjects(b)); len(v) > 0 {
+			return fmt.Errorf("the scale properties do not hold:\n  %s", strings.Join(v, "\n  "))
+		}
+		step("gate: every scale property holds (%d owned objects per instance)", ownedObjects(b))
+	}
+	return nil
 }
 
 // bench holds what the phases share.
