@@ -192,6 +192,9 @@ type bundleInfo struct {
 	installModes string // supported install modes, sorted and joined
 	// crds maps the name of each CRD the bundle ships to its versions.
 	crds map[string]crdVersions
+	// crdObjects maps the name of each CRD the bundle ships to the CRD itself (OLM v1's CRD
+	// upgrade-safety rules compare the schemas).
+	crdObjects map[string]*apiextensionsv1.CustomResourceDefinition
 	// selectors maps the name of each Deployment of the CSV's install strategy to its selector.
 	selectors map[string]string
 }
@@ -261,7 +264,7 @@ func checkPackage(cfg *declcfg.DeclarativeConfig, pkg declcfg.Package) []Problem
 // selectors of its Deployments) and its CRDs, from the objects declcfg loaded from its
 // olm.bundle.object properties (a bundle without them has no CSV or CRDs to compare).
 func describeBundle(b declcfg.Bundle) (bundleInfo, error) {
-	info := bundleInfo{crds: map[string]crdVersions{}, selectors: map[string]string{}}
+	info := bundleInfo{crds: map[string]crdVersions{}, crdObjects: map[string]*apiextensionsv1.CustomResourceDefinition{}, selectors: map[string]string{}}
 	props, err := property.Parse(b.Properties)
 	if err != nil {
 		return info, fmt.Errorf("bundle properties do not parse: %v", err)
@@ -312,6 +315,7 @@ func describeBundle(b declcfg.Bundle) (bundleInfo, error) {
 			v.served[ver.Name] = ver.Served
 		}
 		info.crds[crd.Name] = v
+		info.crdObjects[crd.Name] = &crd
 	}
 	return info, nil
 }
@@ -427,6 +431,9 @@ func checkChannel(ch declcfg.Channel, bundles map[string]bundleInfo) []channelPr
 	problems = append(problems, rangeProblems...)
 	for _, e := range edges {
 		for _, h := range edgeHazards(bundles[e.from], bundles[e.to]) {
+			add(fmt.Sprintf("upgrade %s -> %s (%s): %s", e.from, e.to, strings.Join(e.how, ", "), h), e.from, e.to)
+		}
+		for _, h := range crdEdgeHazards(e.from, e.to, bundles) {
 			add(fmt.Sprintf("upgrade %s -> %s (%s): %s", e.from, e.to, strings.Join(e.how, ", "), h), e.from, e.to)
 		}
 	}
