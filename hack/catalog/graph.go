@@ -70,14 +70,18 @@ func (p Problem) String() string {
 //   - every entry can reach the head through replaces, skips or skipRange edges (none is stranded);
 //   - every bundle older than a channel's head has an edge into that channel (a subscriber on it
 //     who switches to the channel is not stranded);
-//   - every upgrade edge (see upgradeEdges) is one OLM can carry out (see edgeHazards);
+//   - every skipRange, of a channel entry or a CSV's olm.skipRange annotation, is a well-formed
+//     range (checkSkipRange: blang/semver reads some malformed ones leniently);
+//   - every upgrade edge (see upgradeEdges) is one OLM can carry out (see edgeHazards) and whose
+//     CRD changes OLM v1's CRD upgrade-safety preflight accepts (see crdEdgeHazards);
 //   - a CSV that says features.operators.openshift.io/disconnected "true" refers to every image
 //     by digest (CheckDisconnected);
 //   - all bundles of a channel declare the same supported install modes (a non-head CSV that lacks
 //     the mode of the OperatorGroup fails to install: operator-framework/kubectl-operator#33).
 //
 // The checks beyond opm's are the operator's own code because no library has them: operator-
-// registry checks the graph's shape, not whether each upgrade it offers can be carried out.
+// registry checks the graph's shape, not whether each upgrade it offers can be carried out. The
+// CRD upgrade-safety rules are sigs.k8s.io/crdify's, the library OLM v1 runs (crdsafety.go).
 func Check(cfg *declcfg.DeclarativeConfig) []Problem {
 	var problems []Problem
 	for _, o := range cfg.Others {
@@ -288,6 +292,11 @@ func describeBundle(b declcfg.Bundle) (bundleInfo, error) {
 		}
 		sort.Strings(modes)
 		info.installModes = strings.Join(modes, ",")
+		if r, ok := csv.Annotations["olm.skipRange"]; ok {
+			if err := checkSkipRange(r); err != nil {
+				return info, fmt.Errorf("bundle CSV annotation olm.skipRange %q is not a valid range: %v", r, err)
+			}
+		}
 		for _, d := range csv.Spec.InstallStrategy.StrategySpec.DeploymentSpecs {
 			info.selectors[d.Name] = metav1.FormatLabelSelector(d.Spec.Selector)
 		}
@@ -344,11 +353,11 @@ func upgradeEdges(ch declcfg.Channel, bundles map[string]bundleInfo) ([]edge, []
 	for _, to := range ch.Entries {
 		var skipRange semver.Range
 		if to.SkipRange != "" {
-			r, err := semver.ParseRange(to.SkipRange)
-			if err != nil {
+			if err := checkSkipRange(to.SkipRange); err != nil {
 				problems = append(problems, channelProblem{Message: fmt.Sprintf("skipRange %q is not a valid range: %v", to.SkipRange, err), Bundles: []string{to.Name}})
+			} else {
+				skipRange = semver.MustParseRange(to.SkipRange)
 			}
-			skipRange = r
 		}
 		for _, f := range from {
 			if f == to.Name {
