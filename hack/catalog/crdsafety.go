@@ -1,17 +1,24 @@
 package main
 
 import (
+	"context"
 	_ "embed"
+	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/operator-framework/operator-registry/alpha/declcfg"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/crdify/pkg/config"
 	"sigs.k8s.io/crdify/pkg/runner"
 	"sigs.k8s.io/crdify/pkg/validations/property"
 	"sigs.k8s.io/crdify/pkg/validators/version"
+	"sigs.k8s.io/yaml"
 )
 
 // OLM v1 (operator-controller v1.11.0) refuses a ClusterExtension upgrade whose CRDs change
@@ -182,4 +189,89 @@ func crdEdgeHazards(from, to string, bundles map[string]bundleInfo) []string {
 		}
 	}
 	return out
+}
+
+// CheckNextCRDs returns, for the CRDs of a release not yet in cfg (next), every CRD
+// upgrade-safety failure of an upgrade from any bundle of cfg into it that acceptedCRDChanges
+// does not list: what `make catalog` would refuse once the release's skipRange covers them all.
+func CheckNextCRDs(cfg *declcfg.DeclarativeConfig, next []*apiextensionsv1.CustomResourceDefinition) ([]string, error) {
+	var out []string
+	for _, b := range cfg.Bundles {
+		info, err := describeBundle(b)
+		if err != nil {
+			return nil, fmt.Errorf("failed to describe bundle %s: %w", b.Name, err)
+		}
+		for _, crd := range next {
+			older, ok := info.crdObjects[crd.Name]
+			if !ok {
+				continue
+			}
+			hazards, err := crdUpgradeHazards(older, crd)
+			if err != nil {
+				return nil, err
+			}
+			for _, h := range hazards {
+				if !acceptedCRDChanges[b.Name+": "+h.key] {
+					out = append(out, fmt.Sprintf("upgrade %s -> the next release: %s%s", b.Name, h, crdSafetySuffix))
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// readBundleCRDs reads the CRDs of a bundle directory's manifests/.
+func readBundleCRDs(dir string) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "manifests", "*.yaml"))
+	if err != nil {
+		return nil, fmt.Errorf("failed to list %s/manifests: %w", dir, err)
+	}
+	var crds []*apiextensionsv1.CustomResourceDefinition
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("failed to read %s: %w", f, err)
+		}
+		var tm metav1.TypeMeta
+		if err := yaml.Unmarshal(data, &tm); err != nil {
+			return nil, fmt.Errorf("failed to parse %s: %w", f, err)
+		}
+		if tm.Kind != "CustomResourceDefinition" {
+			continue
+		}
+		var crd apiextensionsv1.CustomResourceDefinition
+		if err := yaml.UnmarshalStrict(data, &crd); err != nil {
+			return nil, fmt.Errorf("failed to parse CRD %s: %w", f, err)
+		}
+		crds = append(crds, &crd)
+	}
+	if len(crds) == 0 {
+		return nil, fmt.Errorf("failed to find a CRD in %s/manifests", dir)
+	}
+	return crds, nil
+}
+
+func checkCRDUpgrade(args []string) error {
+	fs := flag.NewFlagSet("check-crd-upgrade", flag.ExitOnError)
+	dir := fs.String("dir", "catalog/memcached-operator", "rendered catalog directory of the package")
+	bundleDir := fs.String("bundle-dir", "bundle", "bundle directory of the next release")
+	_ = fs.Parse(args)
+	cfg, err := declcfg.LoadFS(context.Background(), os.DirFS(*dir))
+	if err != nil {
+		return fmt.Errorf("failed to load catalog %s: %w", *dir, err)
+	}
+	crds, err := readBundleCRDs(*bundleDir)
+	if err != nil {
+		return err
+	}
+	problems, err := CheckNextCRDs(cfg, crds)
+	if err != nil {
+		return err
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%d CRD upgrade-safety problems of %s:\n  %s", len(problems), *bundleDir, strings.Join(problems, "\n  "))
+	}
+	fmt.Printf("CRD upgrade safety OK: %s against every release of %s\n", *bundleDir, *dir)
+	return nil
 }

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/yaml"
 )
 
 // baseCRD is the older CRD of each pair: one served, stored version with a few typed fields.
@@ -210,42 +208,27 @@ var nextReleaseKnown = map[string]bool{
 	"CRD memcacheds.cache.example.com version v1alpha1 field ^.spec: rule unhandled": true,
 }
 
-// TestNextReleaseCRD: the CRD in bundle/ (the next release) against the newest release's CRD
-// fails OLM v1's rules exactly as nextReleaseKnown says, before the release is cut.
+// TestNextReleaseCRD: the CRDs in bundle/ (the next release) against every release's CRDs fail
+// OLM v1's rules exactly as nextReleaseKnown says (what release.sh's check-crd-upgrade refuses).
 func TestNextReleaseCRD(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "bundle", "manifests", "cache.example.com_memcacheds.yaml"))
+	crds, err := readBundleCRDs(filepath.Join("..", "..", "bundle"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var next apiextensionsv1.CustomResourceDefinition
-	if err := yaml.Unmarshal(data, &next); err != nil {
-		t.Fatal(err)
-	}
-	cfg := projectCatalog(t)
-	var newest string
-	var newestInfo bundleInfo
-	for _, b := range cfg.Bundles {
-		info, err := describeBundle(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if newest == "" || info.version.GT(newestInfo.version) {
-			newest, newestInfo = b.Name, info
-		}
-	}
-	older, ok := newestInfo.crdObjects[next.Name]
-	if !ok {
-		t.Fatalf("%s does not ship %s", newest, next.Name)
-	}
-	hazards, err := crdUpgradeHazards(older, &next)
+	problems, err := CheckNextCRDs(projectCatalog(t), crds)
 	if err != nil {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}
-	for _, h := range hazards {
-		seen[h.key] = true
-		if !nextReleaseKnown[h.key] {
-			t.Errorf("upgrade %s -> bundle/: %s", newest, h)
+	for _, p := range problems {
+		known := false
+		for k := range nextReleaseKnown {
+			if strings.Contains(p, ": "+k+": ") {
+				known, seen[k] = true, true
+			}
+		}
+		if !known {
+			t.Errorf("%s", p)
 		}
 	}
 	for k := range nextReleaseKnown {
