@@ -56,6 +56,10 @@ KWOK_VERSION ?= v0.8.0
 OPERATOR_SDK_VERSION ?= v1.42.3
 OPM_VERSION ?= v1.74.0
 OLM_VERSION ?= v0.46.0
+# OLM v1 (operator-controller, which contains catalogd) and the cert-manager its standard install
+# needs; v1.11.5 is the newest cert-manager whose commands the Go proxy serves (hack/tools/cert-manager).
+OPERATOR_CONTROLLER_VERSION ?= v1.11.0
+CERT_MANAGER_VERSION ?= v1.11.5
 # crd-ref-docs writes docs/api-reference.md from the Go types (make api-docs).
 CRD_REF_DOCS_VERSION ?= v0.3.0
 GRPC_HEALTH_PROBE_VERSION ?= v0.4.53
@@ -94,7 +98,7 @@ CATALOG_TEMPLATE ?= catalog-template/memcached-operator.yaml
 CATALOG_BUNDLE_REPO ?= registry.example.com/memcached-operator-bundle
 CATALOG_RENDER = OPM=$(OPM) CATALOG_TOOL=$(CATALOG_TOOL) VERSION=$(VERSION) CATALOG_TEMPLATE=$(CATALOG_TEMPLATE) CATALOG_BUNDLE_REPO=$(CATALOG_BUNDLE_REPO) hack/catalog-render.sh
 
-export KUBE_VERSION ETCD_VERSION COREDNS_VERSION CRICTL_VERSION KWOK_VERSION OPERATOR_SDK_VERSION OPM_VERSION OLM_VERSION GRPC_HEALTH_PROBE_VERSION
+export KUBE_VERSION ETCD_VERSION COREDNS_VERSION CRICTL_VERSION KWOK_VERSION OPERATOR_SDK_VERSION OPM_VERSION OLM_VERSION GRPC_HEALTH_PROBE_VERSION OPERATOR_CONTROLLER_VERSION CERT_MANAGER_VERSION
 export REGISTRY_PORT REGISTRY_DIR BUILDAH_DIR GOLANG_VERSION
 
 # buildah (Debian's) as hack/local-images.sh runs it; `bud` with chroot isolation (no daemon, no OCI
@@ -560,6 +564,10 @@ operator-sdk: ## Build operator-sdk into ./bin.
 .PHONY: opm
 opm: ## Build opm into ./bin (statically linked).
 	@hack/build-olm-tools.sh opm
+
+.PHONY: olmv1-tools
+olmv1-tools: ## Build OLM v1 (operator-controller, catalogd) and cert-manager (controller, cainjector, webhook) into ./bin at their pinned versions.
+	@hack/build-olmv1-tools.sh operator-controller catalogd cert-manager-controller cert-manager-cainjector cert-manager-webhook
 
 .PHONY: grpc-health-probe
 grpc-health-probe: ## Build grpc_health_probe into ./bin (for the local opm image).

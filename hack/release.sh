@@ -5,7 +5,8 @@
 #
 #   1. Refuses when VERSION is not semver, is already in catalog/ (released bundles are never
 #      rewritten), is not newer than every release, or CHANGELOG.md has no "## VERSION" section (the
-#      release's author writes it first).
+#      release's author writes it first), or bundle/'s CRDs fail OLM v1's CRD upgrade-safety
+#      rules against a released bundle.
 #   2. Records the previous release's commit in hack/releases (the commit that added its bundle to
 #      catalog/), so the OLM upgrade tests can build that release's operator.
 #   3. Resolves the memcached image (the operand, RELATED_IMAGE_MEMCACHED) to a digest and writes it
@@ -56,6 +57,10 @@ pkg_dir=catalog/memcached-operator
 # semver order (0.3.0-rc.1 < 0.3.0), or without a non-empty CHANGELOG.md section; it prints the
 # release this one follows.
 previous=$("$root/bin/catalog-tool" check-release -dir "$pkg_dir" -changelog CHANGELOG.md -version "$version") || die "cannot release $version (above)"
+# catalog-tool check-crd-upgrade refuses the release when a CRD in bundle/ fails OLM v1's CRD
+# upgrade-safety rules against a released bundle (its skipRange covers them all), naming the field
+# and the rule, before anything is built or pushed.
+"$root/bin/catalog-tool" check-crd-upgrade -dir "$pkg_dir" -bundle-dir bundle || die "cannot release $version: OLM v1 would refuse the upgrade (above)"
 edited=(Makefile config/manager config/manifests/bases bundle catalog catalog-template hack/releases)
 dirty=$(git status --porcelain -- "${edited[@]}")
 [ -z "$dirty" ] || die "uncommitted changes in the files a release edits (commit them first, so a failed release is undone by 'git checkout -- ${edited[*]}'):

@@ -152,8 +152,9 @@ func TestAddKeepsDeprecations(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// opm render of the next release: a copy of 0.2.2 with version and names changed.
-	b := bundleCopy(t, before, "memcached-operator.v0.2.2")
+	// opm render of the next release: a copy of 0.2.3 with version and names changed (its CRD,
+	// as the head's, passes the CRD upgrade-safety rules).
+	b := bundleCopy(t, before, "memcached-operator.v0.2.3")
 	b.Name = "memcached-operator.v" + next
 	for i, p := range b.Properties {
 		if p.Type == property.TypePackage {

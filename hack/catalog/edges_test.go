@@ -482,7 +482,15 @@ func TestProjectCatalogReleaseDropsStoredCRDVersion(t *testing.T) {
 		if err := AddRelease(cfg, b, []string{"candidate", "fast", "stable"}, "stable"); err != nil {
 			t.Fatal(err)
 		}
-		return Check(cfg)
+		// This test is about the storage-version rule: the CRD upgrade-safety rules (which the
+		// copied bundle's CRD fails against newer releases) have their own tests.
+		var out []Problem
+		for _, p := range Check(cfg) {
+			if !strings.HasSuffix(p.Message, crdSafetySuffix) {
+				out = append(out, p)
+			}
+		}
+		return out
 	}
 
 	problems := release(v1beta1Only)

@@ -70,14 +70,18 @@ func (p Problem) String() string {
 //   - every entry can reach the head through replaces, skips or skipRange edges (none is stranded);
 //   - every bundle older than a channel's head has an edge into that channel (a subscriber on it
 //     who switches to the channel is not stranded);
-//   - every upgrade edge (see upgradeEdges) is one OLM can carry out (see edgeHazards);
+//   - every skipRange, of a channel entry or a CSV's olm.skipRange annotation, is a well-formed
+//     range (checkSkipRange: blang/semver reads some malformed ones leniently);
+//   - every upgrade edge (see upgradeEdges) is one OLM can carry out (see edgeHazards) and whose
+//     CRD changes OLM v1's CRD upgrade-safety preflight accepts (see crdEdgeHazards);
 //   - a CSV that says features.operators.openshift.io/disconnected "true" refers to every image
 //     by digest (CheckDisconnected);
 //   - all bundles of a channel declare the same supported install modes (a non-head CSV that lacks
 //     the mode of the OperatorGroup fails to install: operator-framework/kubectl-operator#33).
 //
 // The checks beyond opm's are the operator's own code because no library has them: operator-
-// registry checks the graph's shape, not whether each upgrade it offers can be carried out.
+// registry checks the graph's shape, not whether each upgrade it offers can be carried out. The
+// CRD upgrade-safety rules are sigs.k8s.io/crdify's, the library OLM v1 runs (crdsafety.go).
 func Check(cfg *declcfg.DeclarativeConfig) []Problem {
 	var problems []Problem
 	for _, o := range cfg.Others {
@@ -192,6 +196,9 @@ type bundleInfo struct {
 	installModes string // supported install modes, sorted and joined
 	// crds maps the name of each CRD the bundle ships to its versions.
 	crds map[string]crdVersions
+	// crdObjects maps the name of each CRD the bundle ships to the CRD itself (OLM v1's CRD
+	// upgrade-safety rules compare the schemas).
+	crdObjects map[string]*apiextensionsv1.CustomResourceDefinition
 	// selectors maps the name of each Deployment of the CSV's install strategy to its selector.
 	selectors map[string]string
 }
@@ -261,7 +268,7 @@ func checkPackage(cfg *declcfg.DeclarativeConfig, pkg declcfg.Package) []Problem
 // selectors of its Deployments) and its CRDs, from the objects declcfg loaded from its
 // olm.bundle.object properties (a bundle without them has no CSV or CRDs to compare).
 func describeBundle(b declcfg.Bundle) (bundleInfo, error) {
-	info := bundleInfo{crds: map[string]crdVersions{}, selectors: map[string]string{}}
+	info := bundleInfo{crds: map[string]crdVersions{}, crdObjects: map[string]*apiextensionsv1.CustomResourceDefinition{}, selectors: map[string]string{}}
 	props, err := property.Parse(b.Properties)
 	if err != nil {
 		return info, fmt.Errorf("bundle properties do not parse: %v", err)
@@ -285,6 +292,11 @@ func describeBundle(b declcfg.Bundle) (bundleInfo, error) {
 		}
 		sort.Strings(modes)
 		info.installModes = strings.Join(modes, ",")
+		if r, ok := csv.Annotations["olm.skipRange"]; ok {
+			if err := checkSkipRange(r); err != nil {
+				return info, fmt.Errorf("bundle CSV annotation olm.skipRange %q is not a valid range: %v", r, err)
+			}
+		}
 		for _, d := range csv.Spec.InstallStrategy.StrategySpec.DeploymentSpecs {
 			info.selectors[d.Name] = metav1.FormatLabelSelector(d.Spec.Selector)
 		}
@@ -312,6 +324,7 @@ func describeBundle(b declcfg.Bundle) (bundleInfo, error) {
 			v.served[ver.Name] = ver.Served
 		}
 		info.crds[crd.Name] = v
+		info.crdObjects[crd.Name] = &crd
 	}
 	return info, nil
 }
@@ -340,11 +353,11 @@ func upgradeEdges(ch declcfg.Channel, bundles map[string]bundleInfo) ([]edge, []
 	for _, to := range ch.Entries {
 		var skipRange semver.Range
 		if to.SkipRange != "" {
-			r, err := semver.ParseRange(to.SkipRange)
-			if err != nil {
+			if err := checkSkipRange(to.SkipRange); err != nil {
 				problems = append(problems, channelProblem{Message: fmt.Sprintf("skipRange %q is not a valid range: %v", to.SkipRange, err), Bundles: []string{to.Name}})
+			} else {
+				skipRange = semver.MustParseRange(to.SkipRange)
 			}
-			skipRange = r
 		}
 		for _, f := range from {
 			if f == to.Name {
@@ -427,6 +440,9 @@ func checkChannel(ch declcfg.Channel, bundles map[string]bundleInfo) []channelPr
 	problems = append(problems, rangeProblems...)
 	for _, e := range edges {
 		for _, h := range edgeHazards(bundles[e.from], bundles[e.to]) {
+			add(fmt.Sprintf("upgrade %s -> %s (%s): %s", e.from, e.to, strings.Join(e.how, ", "), h), e.from, e.to)
+		}
+		for _, h := range crdEdgeHazards(e.from, e.to, bundles) {
 			add(fmt.Sprintf("upgrade %s -> %s (%s): %s", e.from, e.to, strings.Join(e.how, ", "), h), e.from, e.to)
 		}
 	}

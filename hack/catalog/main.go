@@ -38,7 +38,11 @@ limitations under the License.
 //	    prints every problem of the catalogs (Check) and exits 1 if there is one: what opm validate
 //	    refuses, blobs of unknown schema, the graph's shape, and every upgrade edge OLM offers that
 //	    it could not carry out (versions not increasing, a stored CRD version dropped or no longer
-//	    served, an operator Deployment's selector changed, subscribers stranded by a channel switch).
+//	    served, a CRD change OLM v1's CRD upgrade-safety preflight refuses, an operator Deployment's
+//	    selector changed, subscribers stranded by a channel switch), and malformed skipRanges.
+//	catalog check-crd-upgrade -dir catalog/memcached-operator -bundle-dir bundle
+//	    fails when the CRDs of the next release (bundle/) fail OLM v1's CRD upgrade-safety rules
+//	    against a release of the catalog (CheckNextCRDs), before the release is cut.
 //	catalog check-changelog -dir catalog/memcached-operator -changelog CHANGELOG.md
 //	    fails unless every release in the catalog has a section in the changelog (CheckChangelog).
 //	catalog check-disconnected -bundle-dir bundle
@@ -92,6 +96,8 @@ func main() {
 		err = checkRelease(os.Args[2:])
 	case "check-disconnected":
 		err = checkDisconnected(os.Args[2:])
+	case "check-crd-upgrade":
+		err = checkCRDUpgrade(os.Args[2:])
 	case "check-dockerfiles":
 		err = checkDockerfiles(os.Args[2:])
 	case "blank-images":
