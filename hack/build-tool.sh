@@ -8,7 +8,8 @@
 #
 # Built tools are also kept in TOOLS_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/memcached-operator/tools),
 # keyed by what decides the binary: NAME, VERSION, the Go version, BUILD COMMAND (with the
-# repository's and LOCALBIN's paths taken out) and the content of hack/tools and hack/build-*.sh. A
+# repository's and LOCALBIN's paths taken out) and the content of each tools module under hack/tools
+# that BUILD COMMAND names (so adding or changing one module rebuilds only the tools built from it). A
 # new clone, or a `rm -rf bin`, then copies a tool built from the same inputs instead of building it
 # again (with a warm Go build cache a rebuild still costs a link of each binary: minutes for the
 # whole set). TOOLS_CACHE= (empty) turns the cache off.
@@ -34,7 +35,10 @@ if [ -n "$TOOLS_CACHE" ]; then
   key=$({
     printf '%s\n' "$name" "$version" "$(go env GOVERSION)"
     printf '%s\n' "$@" | sed -e "s#$LOCALBIN#LOCALBIN#g" -e "s#$root#ROOT#g"
-    cd "$root" && find hack/tools hack/build-*.sh -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
+    cd "$root"
+    for m in $(printf '%s\n' "$@" | grep -o 'hack/tools/[A-Za-z0-9._-]*' | sort -u); do
+      find "$m" -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum
+    done
   } | sha256sum | cut -c1-32)
   cached=$TOOLS_CACHE/$name-$key
   if [ -x "$cached" ]; then
