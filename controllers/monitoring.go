@@ -22,7 +22,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
@@ -121,23 +120,4 @@ func metricsServicePorts(mc *cachev1alpha1.Memcached) []corev1.ServicePort {
 		TargetPort: intstr.FromString(metricsPortName),
 		Protocol:   corev1.ProtocolTCP,
 	}}
-}
-
-// monitoringErrors is validateSpec's twin of the CRD rules on spec.monitoring (spec is the path of
-// spec): the OpenAPI bounds and pattern of monitoring.image, and the spec-level CEL rule that
-// monitoring needs the Service (its metrics port and the ServiceMonitor's target).
-func monitoringErrors(spec *field.Path, s cachev1alpha1.MemcachedSpec) field.ErrorList {
-	var errs field.ErrorList
-	p := spec.Child("monitoring")
-	if img := s.Monitoring.Image; img != "" {
-		errs = append(errs, maxLength(p.Child("image"), img, 512)...)
-		if !imageReference.MatchString(img) {
-			errs = append(errs, field.Invalid(p.Child("image"), img, "must be an image reference ([host[:port]/]path[:tag][@digest])"))
-		}
-	}
-	if monitoringEnabled(&cachev1alpha1.Memcached{Spec: s}) && s.Service.Enabled != nil && !*s.Service.Enabled {
-		errs = append(errs, field.Invalid(p.Child("enabled"), true,
-			"spec.monitoring.enabled requires spec.service.enabled: the metrics port and the ServiceMonitor are on the headless Service"))
-	}
-	return errs
 }
