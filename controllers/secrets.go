@@ -24,7 +24,6 @@ import (
 	"crypto/x509"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -435,14 +434,4 @@ func trimSecretMetadata(obj any) (any, error) {
 			DeletionTimestamp: m.DeletionTimestamp,
 		},
 	}, nil
-}
-
-// invalidReason is the condition reason for observed.invalid: a *SecretError's reason, otherwise
-// InvalidSpec.
-func invalidReason(err error) string {
-	var se *SecretError
-	if errors.As(err, &se) {
-		return se.Reason
-	}
-	return cachev1alpha1.ReasonInvalidSpec
 }
