@@ -51,7 +51,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/operator-framework/operator-lib/predicate"
-	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 	"github.com/example/memcached-operator/internal/podview"
@@ -205,10 +204,10 @@ func (r *MemcachedReconciler) reconcile(ctx context.Context, req ctrl.Request) (
 	}
 }
 
-// applyDesiredState creates or corrects the Deployment, Service, PodDisruptionBudget and
-// NetworkPolicy of mc (deleting the optional ones that are turned off) and records in obs what it
-// wrote and what stopped it. Each object is handled even when another fails, so one conflict does
-// not hide the rest. It is called only for a valid spec whose Secrets are usable: otherwise
+// applyDesiredState creates or corrects every object of desiredState (the Deployment, Service,
+// PodDisruptionBudget, NetworkPolicy and ServiceMonitor of mc), deletes the optional ones the spec
+// turns off, and records in obs what it wrote and what stopped it. Each object is handled even
+// when another fails, so one conflict does not hide the rest. It is called only for a valid spec whose Secrets are usable: otherwise
 // everything is left as it is. secretHash is the hash of the Secret data the pods use (secretsHash).
 func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1alpha1.Memcached, secretHash string, obs *observed) {
 	obs.applied = true
@@ -248,60 +247,25 @@ func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1
 		}
 	}
 
-	desiredDep := desiredDeployment(mc, r.Options)
-	setSecretHash(&desiredDep.Spec.Template, secretHash)
-	// Built before apply writes into desiredDep: the policy admits the ports of the desired pods.
-	desiredNP := desiredNetworkPolicy(mc, &desiredDep.Spec.Template.Spec)
-	dep, res, err := apply(ctx, r.Client, r.APIReader, r.Scheme, mc, owned[*appsv1.Deployment]{
-		kind: "Deployment", desired: desiredDep, live: &appsv1.Deployment{},
-		needsUpdate: deploymentNeedsUpdate, update: updateDeployment, fromCache: restoreDeployment,
-	})
-	record("Deployment", dep, res, err)
-	if err == nil {
-		obs.deployment = dep
-	}
-
-	if serviceEnabled(mc) {
-		svc, res, err := apply(ctx, r.Client, r.APIReader, r.Scheme, mc, owned[*corev1.Service]{
-			kind: "Service", desired: desiredService(mc), live: &corev1.Service{},
-			needsUpdate: serviceNeedsUpdate, update: updateService,
-		})
-		record("Service", svc, res, err)
-		obs.serviceOwned = err == nil
-	} else {
-		r.deleteDisabled(ctx, mc, "Service", &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: deploymentName(mc), Namespace: mc.Namespace}}, obs)
-	}
-
-	if pdbEnabled(mc) {
-		pdb, res, err := apply(ctx, r.Client, r.APIReader, r.Scheme, mc, owned[*policyv1.PodDisruptionBudget]{
-			kind: "PodDisruptionBudget", desired: desiredPodDisruptionBudget(mc), live: &policyv1.PodDisruptionBudget{},
-			needsUpdate: pdbNeedsUpdate, update: updatePodDisruptionBudget,
-		})
-		record("PodDisruptionBudget", pdb, res, err)
-	} else {
-		r.deleteDisabled(ctx, mc, "PodDisruptionBudget", &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: deploymentName(mc), Namespace: mc.Namespace}}, obs)
-	}
-
-	if networkPolicyEnabled(mc) {
-		np, res, err := apply(ctx, r.Client, r.APIReader, r.Scheme, mc, owned[*networkingv1.NetworkPolicy]{
-			kind: "NetworkPolicy", desired: desiredNP, live: &networkingv1.NetworkPolicy{},
-			needsUpdate: networkPolicyNeedsUpdate, update: updateNetworkPolicy,
-		})
-		record("NetworkPolicy", np, res, err)
-	} else {
-		r.deleteDisabled(ctx, mc, "NetworkPolicy", &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: deploymentName(mc), Namespace: mc.Namespace}}, obs)
-	}
-	// Only while the cluster serves the kind (serviceMonitorWatch): without the CRD there is
-	// nothing to create, read or delete, and that is not an error.
-	if r.serviceMonitors.Available() {
-		if monitoringEnabled(mc) {
-			sm, res, err := apply(ctx, r.Client, r.APIReader, r.Scheme, mc, owned[*monitoringv1.ServiceMonitor]{
-				kind: "ServiceMonitor", desired: desiredServiceMonitor(mc), live: &monitoringv1.ServiceMonitor{},
-				needsUpdate: serviceMonitorNeedsUpdate, update: updateServiceMonitor,
-			})
-			record("ServiceMonitor", sm, res, err)
-		} else {
-			r.deleteDisabled(ctx, mc, "ServiceMonitor", &monitoringv1.ServiceMonitor{ObjectMeta: metav1.ObjectMeta{Name: deploymentName(mc), Namespace: mc.Namespace}}, obs)
+	for _, d := range desiredState(mc, r.Options, secretHash) {
+		// Only while the cluster serves the kind (serviceMonitorWatch): without the CRD there is
+		// nothing to create, read or delete, and that is not an error.
+		if d.optionalAPI && !r.serviceMonitors.Available() {
+			continue
+		}
+		if d.absent {
+			r.deleteDisabled(ctx, mc, d.kind, d.object, obs)
+			continue
+		}
+		live, res, err := d.apply(ctx, r.Client, r.APIReader, r.Scheme, mc)
+		record(d.kind, live, res, err)
+		switch live := live.(type) {
+		case *appsv1.Deployment:
+			if err == nil {
+				obs.deployment = live
+			}
+		case *corev1.Service:
+			obs.serviceOwned = err == nil
 		}
 	}
 }
