@@ -318,3 +318,21 @@ func trimNetworkPolicy(obj any) (any, error) {
 func secretMetadata() *metav1.PartialObjectMetadata {
 	return &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}}
 }
+
+// trimSecretMetadata is the cache transform of the Secrets' metadata (the operator watches
+// Secrets as metadata only): it keeps name, namespace, UID and resourceVersion, all the watch
+// needs to map an event to the Memcacheds that name the Secret. Labels and annotations are
+// dropped: kubectl apply's last-applied-configuration annotation would hold the Secret's data.
+func trimSecretMetadata(obj any) (any, error) {
+	m, ok := obj.(*metav1.PartialObjectMetadata)
+	if !ok {
+		return obj, nil
+	}
+	return &metav1.PartialObjectMetadata{
+		TypeMeta: m.TypeMeta,
+		ObjectMeta: metav1.ObjectMeta{
+			Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion,
+			DeletionTimestamp: m.DeletionTimestamp,
+		},
+	}, nil
+}

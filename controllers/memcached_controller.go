@@ -60,9 +60,6 @@ const (
 	// ControllerName names the controller in logs, events (reportingController) and metrics
 	// (controller_runtime_reconcile_total{controller="memcached"}).
 	ControllerName = "memcached"
-	// PauseAnnotation set to a true value ("true", "1") on a Memcached stops its reconciliation
-	// (operator-lib predicate.NewPause); the objects it owns are left as they are.
-	PauseAnnotation = "cache.example.com/paused"
 	// conflictRetry is how often an instance blocked by a foreign object is retried: the operator
 	// does not watch objects it does not manage, so it cannot learn when the blocker goes away.
 	conflictRetry = 10 * time.Second

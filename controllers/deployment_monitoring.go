@@ -22,7 +22,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/utils/ptr"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 )
@@ -94,30 +93,5 @@ func exporterContainers(mc *cachev1alpha1.Memcached, opts Options) []corev1.Cont
 			FailureThreshold:    3,
 		},
 		SecurityContext: restrictedContainerSecurityContext(),
-	}}
-}
-
-// restrictedContainerSecurityContext is the container security context of every operand
-// container: the restricted Pod Security profile's settings plus a read-only root filesystem.
-func restrictedContainerSecurityContext() *corev1.SecurityContext {
-	return &corev1.SecurityContext{
-		AllowPrivilegeEscalation: ptr.To(false),
-		ReadOnlyRootFilesystem:   ptr.To(true),
-		RunAsNonRoot:             ptr.To(true),
-		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-	}
-}
-
-// metricsServicePorts returns the headless Service's "metrics" port (9150, to the exporter's
-// named port) when monitoring is on, else nil.
-func metricsServicePorts(mc *cachev1alpha1.Memcached) []corev1.ServicePort {
-	if !monitoringEnabled(mc) {
-		return nil
-	}
-	return []corev1.ServicePort{{
-		Name:       metricsPortName,
-		Port:       cachev1alpha1.ExporterPort,
-		TargetPort: intstr.FromString(metricsPortName),
-		Protocol:   corev1.ProtocolTCP,
 	}}
 }
