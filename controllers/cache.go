@@ -41,7 +41,7 @@ import (
 //
 // What each kind keeps in the cache (the rest never reaches the heap; every reader is in this
 // package: Reconcile, computeStatus, the drift checks, podToMemcached):
-//   - Memcached: all but managed fields and the annotations other than PauseAnnotation
+//   - Memcached: all but managed fields and the annotations other than cachev1alpha1.PauseAnnotation
 //     (trimMemcached): the spec is the input, the status the base of the status patch.
 //   - Pod (three or more per instance, the bulk of the cached objects; in the pod cache, as a
 //     podview.Pod): only trimPod's fields, those computeStatus and podToMemcached read: name,
@@ -293,14 +293,14 @@ func trimPodDisruptionBudget(obj any) (any, error) {
 }
 
 // trimMemcached is the cache transform of Memcacheds: managed fields dropped, and of the
-// annotations only PauseAnnotation kept (the pause predicate and paused read it; a kubectl
+// annotations only cachev1alpha1.PauseAnnotation kept (the pause predicate and paused read it; a kubectl
 // last-applied-configuration, a copy of the whole object, is read by no one). The operator never
 // writes a Memcached but its status, by a merge patch computed from the cached object, which
 // leaves the annotations on the server alone.
 func trimMemcached(obj any) (any, error) {
 	if mc, ok := obj.(*cachev1alpha1.Memcached); ok {
 		mc.ManagedFields = nil
-		mc.Annotations = keepLabels(mc.Annotations, []string{PauseAnnotation})
+		mc.Annotations = keepLabels(mc.Annotations, []string{cachev1alpha1.PauseAnnotation})
 	}
 	return obj, nil
 }

@@ -532,8 +532,8 @@ func TestTrimMemcached(t *testing.T) {
 		want        map[string]string
 	}{
 		"paused": {
-			annotations: map[string]string{PauseAnnotation: "true", "kubectl.kubernetes.io/last-applied-configuration": `{"spec":{}}`},
-			want:        map[string]string{PauseAnnotation: "true"},
+			annotations: map[string]string{cachev1alpha1.PauseAnnotation: "true", "kubectl.kubernetes.io/last-applied-configuration": `{"spec":{}}`},
+			want:        map[string]string{cachev1alpha1.PauseAnnotation: "true"},
 		},
 		"not paused": {annotations: map[string]string{"kubectl.kubernetes.io/last-applied-configuration": `{"spec":{}}`}},
 	} {
@@ -545,8 +545,8 @@ func TestTrimMemcached(t *testing.T) {
 			if !equality.Semantic.DeepEqual(got.Annotations, tc.want) || got.ManagedFields != nil {
 				t.Errorf("annotations %v, managed fields %v; want annotations %v and no managed fields", got.Annotations, got.ManagedFields, tc.want)
 			}
-			if paused(got) != paused(served) {
-				t.Errorf("paused(trimmed) = %v, on the served object %v", paused(got), paused(served))
+			if got.Paused() != served.Paused() {
+				t.Errorf("trimmed.Paused() = %v, on the served object %v", got.Paused(), served.Paused())
 			}
 			if !equality.Semantic.DeepEqual(got.Spec, served.Spec) || !equality.Semantic.DeepEqual(got.Status, served.Status) ||
 				!equality.Semantic.DeepEqual(got.Labels, served.Labels) {

@@ -218,7 +218,7 @@ func TestGracefulShutdownDefaultsKeepAnOlderPodTemplate(t *testing.T) {
 	g := NewWithT(t)
 	const ns, name = "t-shutdown", "older"
 	mc := newMemcached(ns, name, 2)
-	mc.Annotations = map[string]string{PauseAnnotation: "true"}
+	mc.Annotations = map[string]string{cachev1alpha1.PauseAnnotation: "true"}
 	g.Expect(k8sClient.Create(testCtx, mc)).To(Succeed())
 	mc = getMemcached(g, ns, name)
 
@@ -230,7 +230,7 @@ func TestGracefulShutdownDefaultsKeepAnOlderPodTemplate(t *testing.T) {
 	g.Expect(k8sClient.Create(testCtx, old)).To(Succeed())
 	g.Expect(old.Spec.Template.Spec.TerminationGracePeriodSeconds).To(HaveValue(Equal(int64(30))), "the API server's default")
 
-	patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"`+PauseAnnotation+`":null}}}`))
+	patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"`+cachev1alpha1.PauseAnnotation+`":null}}}`))
 	g.Expect(k8sClient.Patch(testCtx, getMemcached(g, ns, name), patch)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		mc := getMemcached(g, ns, name)

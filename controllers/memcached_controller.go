@@ -20,7 +20,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -148,8 +147,8 @@ func (r *MemcachedReconciler) reconcile(ctx context.Context, req ctrl.Request) (
 	if !mc.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
-	if paused(mc) {
-		log.V(1).Info("Reconciliation paused", "annotation", PauseAnnotation)
+	if mc.Paused() {
+		log.V(1).Info("Reconciliation paused", "annotation", cachev1alpha1.PauseAnnotation)
 		return ctrl.Result{}, nil
 	}
 
@@ -344,17 +343,6 @@ func becameTrue(before, now []metav1.Condition, t string) *metav1.Condition {
 	return meta.FindStatusCondition(now, t)
 }
 
-// paused reports whether mc carries PauseAnnotation with a true value. Events of owned objects
-// reach Reconcile without passing the pause predicate, so Reconcile checks it too.
-func paused(mc *cachev1alpha1.Memcached) bool {
-	v, ok := mc.Annotations[PauseAnnotation]
-	if !ok {
-		return false
-	}
-	b, err := strconv.ParseBool(v)
-	return err == nil && b
-}
-
 // podToMemcached maps a memcached pod to the Memcached named by its instance label, so status
 // follows pod changes (creation, readiness, deletion) without polling.
 func podToMemcached(_ context.Context, obj client.Object) []reconcile.Request {
@@ -382,7 +370,7 @@ func controllerOf(_ context.Context, obj client.Object) []reconcile.Request {
 
 // memcachedChanged passes the changes of a Memcached that are reconciled at once: its creation and
 // deletion, a new generation (its spec changed) and a change of its annotations (of which the cache
-// keeps only PauseAnnotation). memcachedUpdated passes the other updates.
+// keeps only cachev1alpha1.PauseAnnotation). memcachedUpdated passes the other updates.
 var memcachedChanged = crpredicate.Or(crpredicate.GenerationChangedPredicate{}, crpredicate.AnnotationChangedPredicate{})
 
 // memcachedUpdated passes the updates of a Memcached that memcachedChanged does not: mostly the echo
@@ -455,7 +443,7 @@ func enqueueAfter(toRequests handler.MapFunc) handler.EventHandler {
 // late or is rotated is seen within the watch latency, without a resync. Caching Secrets by a
 // label selector would hide Secrets users did not label; a field selector cannot list names.
 func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	pause, err := predicate.NewPause[client.Object](PauseAnnotation)
+	pause, err := predicate.NewPause[client.Object](cachev1alpha1.PauseAnnotation)
 	if err != nil {
 		return fmt.Errorf("failed to build pause predicate: %w", err)
 	}

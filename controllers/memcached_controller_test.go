@@ -493,7 +493,7 @@ func TestPauseAnnotation(t *testing.T) {
 	g.Expect(k8sClient.Create(testCtx, newMemcached(ns, name, 1))).To(Succeed())
 	g.Eventually(func() error { return k8sClient.Get(testCtx, key(ns, name), &appsv1.Deployment{}) }, timeout, interval).Should(Succeed())
 
-	patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"`+PauseAnnotation+`":"true"}},"spec":{"size":4}}`))
+	patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"`+cachev1alpha1.PauseAnnotation+`":"true"}},"spec":{"size":4}}`))
 	g.Expect(k8sClient.Patch(testCtx, getMemcached(g, ns, name), patch)).To(Succeed())
 	g.Consistently(func(g Gomega) {
 		d := &appsv1.Deployment{}
@@ -501,7 +501,7 @@ func TestPauseAnnotation(t *testing.T) {
 		g.Expect(d.Spec.Replicas).To(HaveValue(Equal(int32(1))))
 	}, 2*time.Second, 200*time.Millisecond).Should(Succeed())
 
-	unpause := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"`+PauseAnnotation+`":null}}}`))
+	unpause := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"`+cachev1alpha1.PauseAnnotation+`":null}}}`))
 	g.Expect(k8sClient.Patch(testCtx, getMemcached(g, ns, name), unpause)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		d := &appsv1.Deployment{}

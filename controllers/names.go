@@ -44,8 +44,3 @@ const portName = "memcached"
 // deploymentName is the name of the Deployment, and of the Service and PodDisruptionBudget, of
 // mc: the Memcached's own name, so clients find the Service under it.
 func deploymentName(mc *cachev1alpha1.Memcached) string { return mc.Name }
-
-// PauseAnnotation set to a true value ("true", "1") on a Memcached stops its reconciliation
-// (operator-lib predicate.NewPause); the objects it owns are left as they are. The reconciler and
-// the cache's Memcached transform (which keeps only this annotation) read it.
-const PauseAnnotation = "cache.example.com/paused"
