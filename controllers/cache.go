@@ -48,11 +48,11 @@ import (
 //     three labels, phase, Ready, pod IP.
 //   - Deployment, Service, PodDisruptionBudget, NetworkPolicy: of the metadata what the ownership
 //     check and drift detection read (trimOwned: identity, owner references, our own labels), and
-//     of the spec what their needsUpdate compares and their update writes (trimDeployment,
+//     of the spec what their NeedsUpdate compares and their Update writes (trimDeployment,
 //     trimService, trimPodDisruptionBudget, trimNetworkPolicy); of the status only what
 //     computeStatus reads (the Deployment's). A Deployment's labels and spec are held encoded as
 //     protobuf (cachedSpecAnnotation) and decoded by every reader (restoreDeployment: apply's
-//     fromCache, observe). Annotations, labels others add and status
+//     FromCache, observe). Annotations, labels others add and status
 //     fields no one reads are dropped: the merge patch of a drift correction is computed from the
 //     cached object and only writes what changed, so the server keeps what the cache does not hold.
 //   - ServiceMonitor (only once its CRD is served): all but managed fields. The kind cannot have

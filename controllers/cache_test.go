@@ -39,6 +39,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/controllers/apply"
 	"github.com/example/memcached-operator/internal/podview"
 )
 
@@ -498,11 +499,11 @@ func TestTrimOwnedKeepsForeignOwner(t *testing.T) {
 	other := defaulted("c", func(mc *cachev1alpha1.Memcached) { mc.UID = "deleted-uid" })
 	svc := servedService(mc)
 	svc.OwnerReferences = nil
-	if err := notControlled(mustTrim(t, trimService, svc), mc, "Service"); err == nil {
+	if err := apply.NotControlled(mustTrim(t, trimService, svc), mc, "Service"); err == nil {
 		t.Error("a trimmed Service without owner reads as owned")
 	}
 	dep := servedDeployment(other, Options{})
-	if err := notControlled(mustTrim(t, trimDeployment, dep), mc, "Deployment"); err != errWaitingForGC {
+	if err := apply.NotControlled(mustTrim(t, trimDeployment, dep), mc, "Deployment"); err != apply.ErrWaitingForGC {
 		t.Errorf("a trimmed Deployment of a deleted instance of the same name: %v, want errWaitingForGC", err)
 	}
 }

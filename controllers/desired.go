@@ -29,37 +29,38 @@ import (
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/controllers/apply"
 )
 
 // desiredObject is one entry of desiredState: an object of one kind that an instance should own,
 // or the absence of one (the spec turns it off). It is built by a pure function; apply, the only
-// part that talks to the API server, is the generic apply of its owned[T].
+// part that talks to the API server, is apply.Object of its apply.Owned[T].
 type desiredObject struct {
 	// kind names the kind in logs, events and errors ("Deployment").
 	kind string
 	// object is the desired object; for an absent one, an empty object of the kind carrying the
 	// name and namespace to delete.
 	object client.Object
-	// absent: the spec turns the object off, so the operator deletes its own one (deleteIfOwned).
+	// absent: the spec turns the object off, so the operator deletes its own one (apply.DeleteIfOwned).
 	absent bool
 	// optionalAPI: the kind is served only where its CRD is installed (ServiceMonitor); the entry
 	// is applied or deleted only while the cluster serves it (serviceMonitorWatch).
 	optionalAPI bool
-	// apply makes the cluster match object (apply of the owned[T]); nil when absent.
-	apply func(ctx context.Context, c client.Client, reader client.Reader, scheme *runtime.Scheme, mc *cachev1alpha1.Memcached) (client.Object, applyResult, error)
+	// apply makes the cluster match object (apply.Object); nil when absent.
+	apply func(ctx context.Context, c client.Client, reader client.Reader, scheme *runtime.Scheme, mc *cachev1alpha1.Memcached) (client.Object, apply.Result, error)
 }
 
 // want returns the entry of o when enabled, and otherwise the absence of an object of its kind
 // named like o.desired (o.live, the empty object, carries the name to delete).
-func want[T client.Object](enabled bool, o owned[T]) desiredObject {
+func want[T client.Object](enabled bool, o apply.Owned[T]) desiredObject {
 	if !enabled {
-		o.live.SetName(o.desired.GetName())
-		o.live.SetNamespace(o.desired.GetNamespace())
-		return desiredObject{kind: o.kind, object: o.live, absent: true}
+		o.Live.SetName(o.Desired.GetName())
+		o.Live.SetNamespace(o.Desired.GetNamespace())
+		return desiredObject{kind: o.Kind, object: o.Live, absent: true}
 	}
-	return desiredObject{kind: o.kind, object: o.desired,
-		apply: func(ctx context.Context, c client.Client, reader client.Reader, scheme *runtime.Scheme, mc *cachev1alpha1.Memcached) (client.Object, applyResult, error) {
-			return apply(ctx, c, reader, scheme, mc, o)
+	return desiredObject{kind: o.Kind, object: o.Desired,
+		apply: func(ctx context.Context, c client.Client, reader client.Reader, scheme *runtime.Scheme, mc *cachev1alpha1.Memcached) (client.Object, apply.Result, error) {
+			return apply.Object(ctx, c, reader, scheme, mc, o)
 		}}
 }
 
@@ -79,27 +80,27 @@ func desiredState(mc *cachev1alpha1.Memcached, opts Options, secretHash string) 
 	dep := desiredDeployment(mc, opts)
 	setSecretHash(&dep.Spec.Template, secretHash)
 	return []desiredObject{
-		want(true, owned[*appsv1.Deployment]{
-			kind: "Deployment", desired: dep, live: &appsv1.Deployment{},
-			needsUpdate: deploymentNeedsUpdate, update: updateDeployment, fromCache: restoreDeployment,
+		want(true, apply.Owned[*appsv1.Deployment]{
+			Kind: "Deployment", Desired: dep, Live: &appsv1.Deployment{},
+			NeedsUpdate: deploymentNeedsUpdate, Update: updateDeployment, FromCache: restoreDeployment,
 		}),
-		want(serviceEnabled(mc), owned[*corev1.Service]{
-			kind: "Service", desired: desiredService(mc), live: &corev1.Service{},
-			needsUpdate: serviceNeedsUpdate, update: updateService,
+		want(serviceEnabled(mc), apply.Owned[*corev1.Service]{
+			Kind: "Service", Desired: desiredService(mc), Live: &corev1.Service{},
+			NeedsUpdate: serviceNeedsUpdate, Update: updateService,
 		}),
-		want(pdbEnabled(mc), owned[*policyv1.PodDisruptionBudget]{
-			kind: "PodDisruptionBudget", desired: desiredPodDisruptionBudget(mc), live: &policyv1.PodDisruptionBudget{},
-			needsUpdate: pdbNeedsUpdate, update: updatePodDisruptionBudget,
+		want(pdbEnabled(mc), apply.Owned[*policyv1.PodDisruptionBudget]{
+			Kind: "PodDisruptionBudget", Desired: desiredPodDisruptionBudget(mc), Live: &policyv1.PodDisruptionBudget{},
+			NeedsUpdate: pdbNeedsUpdate, Update: updatePodDisruptionBudget,
 		}),
 		// Built from the desired pod spec, before apply writes into dep: the policy admits the
 		// ports of the desired pods.
-		want(networkPolicyEnabled(mc), owned[*networkingv1.NetworkPolicy]{
-			kind: "NetworkPolicy", desired: desiredNetworkPolicy(mc, &dep.Spec.Template.Spec), live: &networkingv1.NetworkPolicy{},
-			needsUpdate: networkPolicyNeedsUpdate, update: updateNetworkPolicy,
+		want(networkPolicyEnabled(mc), apply.Owned[*networkingv1.NetworkPolicy]{
+			Kind: "NetworkPolicy", Desired: desiredNetworkPolicy(mc, &dep.Spec.Template.Spec), Live: &networkingv1.NetworkPolicy{},
+			NeedsUpdate: networkPolicyNeedsUpdate, Update: updateNetworkPolicy,
 		}),
-		optionalAPI(want(monitoringEnabled(mc), owned[*monitoringv1.ServiceMonitor]{
-			kind: "ServiceMonitor", desired: desiredServiceMonitor(mc), live: &monitoringv1.ServiceMonitor{},
-			needsUpdate: serviceMonitorNeedsUpdate, update: updateServiceMonitor,
+		optionalAPI(want(monitoringEnabled(mc), apply.Owned[*monitoringv1.ServiceMonitor]{
+			Kind: "ServiceMonitor", Desired: desiredServiceMonitor(mc), Live: &monitoringv1.ServiceMonitor{},
+			NeedsUpdate: serviceMonitorNeedsUpdate, Update: updateServiceMonitor,
 		})),
 	}
 }

@@ -52,6 +52,7 @@ import (
 	"github.com/operator-framework/operator-lib/predicate"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/controllers/apply"
 	"github.com/example/memcached-operator/internal/podview"
 )
 
@@ -210,10 +211,10 @@ func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1
 	// What this reconcile created or updated, by result: one event each, not one per object (a new
 	// instance's three creates are one change to its user, and an event is an API write: 3 of the
 	// 4.6 writes per instance the operator made when converging in make bench-scale).
-	changed := map[applyResult][]string{}
-	related := map[applyResult][]client.Object{}
+	changed := map[apply.Result][]string{}
+	related := map[apply.Result][]client.Object{}
 	defer func() {
-		for _, res := range []applyResult{applyCreated, applyUpdated} {
+		for _, res := range []apply.Result{apply.Created, apply.Updated} {
 			if len(changed[res]) == 0 {
 				continue
 			}
@@ -225,18 +226,18 @@ func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1
 				strings.Join(changed[res], ", "), strings.ToLower(string(res)))
 		}
 	}()
-	record := func(kind string, obj client.Object, res applyResult, err error) {
-		var ce *ConflictError
+	record := func(kind string, obj client.Object, res apply.Result, err error) {
+		var ce *apply.ConflictError
 		switch {
 		case errors.As(err, &ce):
 			obs.conflicts = append(obs.conflicts, ce.Kind+" "+ce.Name)
-		case errors.Is(err, errNamespaceTerminating):
+		case errors.Is(err, apply.ErrNamespaceTerminating):
 			obs.terminating = true
-		case errors.Is(err, errWaitingForGC):
+		case errors.Is(err, apply.ErrWaitingForGC):
 			obs.waiting = append(obs.waiting, kind+" "+obj.GetName())
 		case err != nil:
 			obs.err = errors.Join(obs.err, err)
-		case res != applyUnchanged:
+		case res != apply.Unchanged:
 			logf.FromContext(ctx).Info("Applied "+kind, kind, klog.KObj(obj), "result", res)
 			changed[res] = append(changed[res], kind+" "+obj.GetName())
 			related[res] = append(related[res], obj)
@@ -302,7 +303,7 @@ func (r *MemcachedReconciler) observe(ctx context.Context, mc *cachev1alpha1.Mem
 
 // deleteDisabled deletes an optional object of mc that its spec turned off.
 func (r *MemcachedReconciler) deleteDisabled(ctx context.Context, mc *cachev1alpha1.Memcached, kind string, obj client.Object, obs *observed) {
-	deleted, err := deleteIfOwned(ctx, r.Client, mc, kind, obj)
+	deleted, err := apply.DeleteIfOwned(ctx, r.Client, mc, kind, obj)
 	if err != nil {
 		obs.err = errors.Join(obs.err, err)
 		return

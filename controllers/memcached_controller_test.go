@@ -37,6 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/controllers/apply"
 )
 
 const (
@@ -161,12 +162,12 @@ func TestReconcileCreatesOwnedObjects(t *testing.T) {
 		for _, e := range evs.Items {
 			if e.Regarding.Name == name && e.Regarding.Kind == "Memcached" {
 				reasons = append(reasons, e.Reason)
-				if e.Reason == string(applyCreated) {
+				if e.Reason == string(apply.Created) {
 					created = append(created, e.Note)
 				}
 			}
 		}
-		g.Expect(reasons).To(ContainElement(string(applyCreated)))
+		g.Expect(reasons).To(ContainElement(string(apply.Created)))
 		// One event for the three creates of one reconcile, not one per object.
 		g.Expect(created).To(ConsistOf("Deployment " + name + ", Service " + name + ", PodDisruptionBudget " + name + " created"))
 	}, timeout, interval).Should(Succeed())
