@@ -46,6 +46,7 @@ import (
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 	"github.com/example/memcached-operator/controllers"
+	"github.com/example/memcached-operator/controllers/upgradeable"
 	"github.com/example/memcached-operator/internal/logging"
 	"github.com/example/memcached-operator/internal/metricsauth"
 )
@@ -263,7 +264,7 @@ func setupUpgradeable(mgr ctrl.Manager, cfg *rest.Config, operatorConditionName 
 	if err != nil {
 		return fmt.Errorf("failed to find the OperatorCondition named by %s: %w", operatorConditionEnv, err)
 	}
-	if err := (&controllers.UpgradeableReconciler{Reader: mgr.GetCache(), Condition: cond}).SetupWithManager(mgr); err != nil {
+	if err := (&upgradeable.Reconciler{Reader: mgr.GetCache(), Condition: cond}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("failed to set up Upgradeable controller: %w", err)
 	}
 	return nil

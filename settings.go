@@ -22,11 +22,12 @@ import (
 	"math"
 	"net"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 	"github.com/example/memcached-operator/controllers"
@@ -64,12 +65,6 @@ type settings struct {
 	operatorConditionName string
 }
 
-// imageReference is the grammar RELATED_IMAGE_MEMCACHED must follow, the same as spec.image's.
-var imageReference = regexp.MustCompile(cachev1alpha1.ImageReferencePattern)
-
-// maxImageLength is spec.image's maxLength: the default image goes into the same field.
-const maxImageLength = 512
-
 // check validates s, whose flag fields are already set, and fills in its environment fields from
 // getenv. It reports every bad setting at once, each error naming the flag or variable and
 // saying why, so the operator stops before its first API call or write.
@@ -103,24 +98,18 @@ func (s *settings) check(getenv func(string) string) error {
 	s.namespaces = namespaces
 
 	s.defaultImage = getenv(relatedImageEnv)
-	switch img := s.defaultImage; {
-	case img == "":
+	if s.defaultImage == "" {
 		errs = append(errs, fmt.Errorf("environment variable %s must be set to the default memcached image", relatedImageEnv))
-	case len(img) > maxImageLength:
-		errs = append(errs, fmt.Errorf("environment variable %s is %d characters long, more than %d", relatedImageEnv, len(img), maxImageLength))
-	case !imageReference.MatchString(img):
-		errs = append(errs, fmt.Errorf("environment variable %s=%q is not an image reference ([host[:port]/]path[:tag][@digest], e.g. docker.io/library/memcached:1.6.38)", relatedImageEnv, img))
+	} else if err := checkImage(relatedImageEnv, s.defaultImage, "docker.io/library/memcached:1.6.38"); err != nil {
+		errs = append(errs, err)
 	}
 
 	s.defaultExporterImage = getenv(relatedImageExporterEnv)
-	switch img := s.defaultExporterImage; {
-	case img == "":
+	if s.defaultExporterImage == "" {
 		// Optional: operators started without it (make run, older deployments) use the public image.
 		s.defaultExporterImage = controllers.DefaultExporterImage
-	case len(img) > maxImageLength:
-		errs = append(errs, fmt.Errorf("environment variable %s is %d characters long, more than %d", relatedImageExporterEnv, len(img), maxImageLength))
-	case !imageReference.MatchString(img):
-		errs = append(errs, fmt.Errorf("environment variable %s=%q is not an image reference ([host[:port]/]path[:tag][@digest], e.g. %s)", relatedImageExporterEnv, img, controllers.DefaultExporterImage))
+	} else if err := checkImage(relatedImageExporterEnv, s.defaultExporterImage, controllers.DefaultExporterImage); err != nil {
+		errs = append(errs, err)
 	}
 
 	s.operatorConditionName = getenv(operatorConditionEnv)
@@ -139,6 +128,21 @@ func (s *settings) check(getenv func(string) string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// checkImage checks the image reference img of environment variable env with the API's rule for
+// spec.image (cachev1alpha1.ValidateImageReference): the default image goes into the same field.
+// example is a valid reference for the message.
+func checkImage(env, img, example string) error {
+	errs := cachev1alpha1.ValidateImageReference(field.NewPath(env), img)
+	switch {
+	case len(errs) == 0:
+		return nil
+	case errs[0].Type == field.ErrorTypeTooLong:
+		return fmt.Errorf("environment variable %s is %d characters long, more than %d", env, utf8.RuneCountInString(img), cachev1alpha1.MaxImageLength)
+	default:
+		return fmt.Errorf("environment variable %s=%q is not an image reference ([host[:port]/]path[:tag][@digest], e.g. %s)", env, img, example)
+	}
 }
 
 // checkBindAddress accepts what controller-runtime accepts for its listeners: "0" (disabled) or

@@ -41,18 +41,18 @@ import (
 //
 // What each kind keeps in the cache (the rest never reaches the heap; every reader is in this
 // package: Reconcile, computeStatus, the drift checks, podToMemcached):
-//   - Memcached: all but managed fields and the annotations other than PauseAnnotation
+//   - Memcached: all but managed fields and the annotations other than cachev1alpha1.PauseAnnotation
 //     (trimMemcached): the spec is the input, the status the base of the status patch.
 //   - Pod (three or more per instance, the bulk of the cached objects; in the pod cache, as a
 //     podview.Pod): only trimPod's fields, those computeStatus and podToMemcached read: name,
 //     three labels, phase, Ready, pod IP.
 //   - Deployment, Service, PodDisruptionBudget, NetworkPolicy: of the metadata what the ownership
 //     check and drift detection read (trimOwned: identity, owner references, our own labels), and
-//     of the spec what their needsUpdate compares and their update writes (trimDeployment,
+//     of the spec what their NeedsUpdate compares and their Update writes (trimDeployment,
 //     trimService, trimPodDisruptionBudget, trimNetworkPolicy); of the status only what
 //     computeStatus reads (the Deployment's). A Deployment's labels and spec are held encoded as
 //     protobuf (cachedSpecAnnotation) and decoded by every reader (restoreDeployment: apply's
-//     fromCache, observe). Annotations, labels others add and status
+//     FromCache, observe). Annotations, labels others add and status
 //     fields no one reads are dropped: the merge patch of a drift correction is computed from the
 //     cached object and only writes what changed, so the server keeps what the cache does not hold.
 //   - ServiceMonitor (only once its CRD is served): all but managed fields. The kind cannot have
@@ -293,14 +293,14 @@ func trimPodDisruptionBudget(obj any) (any, error) {
 }
 
 // trimMemcached is the cache transform of Memcacheds: managed fields dropped, and of the
-// annotations only PauseAnnotation kept (the pause predicate and paused read it; a kubectl
+// annotations only cachev1alpha1.PauseAnnotation kept (the pause predicate and paused read it; a kubectl
 // last-applied-configuration, a copy of the whole object, is read by no one). The operator never
 // writes a Memcached but its status, by a merge patch computed from the cached object, which
 // leaves the annotations on the server alone.
 func trimMemcached(obj any) (any, error) {
 	if mc, ok := obj.(*cachev1alpha1.Memcached); ok {
 		mc.ManagedFields = nil
-		mc.Annotations = keepLabels(mc.Annotations, []string{PauseAnnotation})
+		mc.Annotations = keepLabels(mc.Annotations, []string{cachev1alpha1.PauseAnnotation})
 	}
 	return obj, nil
 }
@@ -317,4 +317,22 @@ func trimNetworkPolicy(obj any) (any, error) {
 // secretMetadata is the cache key of the Secrets' metadata-only informer.
 func secretMetadata() *metav1.PartialObjectMetadata {
 	return &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}}
+}
+
+// trimSecretMetadata is the cache transform of the Secrets' metadata (the operator watches
+// Secrets as metadata only): it keeps name, namespace, UID and resourceVersion, all the watch
+// needs to map an event to the Memcacheds that name the Secret. Labels and annotations are
+// dropped: kubectl apply's last-applied-configuration annotation would hold the Secret's data.
+func trimSecretMetadata(obj any) (any, error) {
+	m, ok := obj.(*metav1.PartialObjectMetadata)
+	if !ok {
+		return obj, nil
+	}
+	return &metav1.PartialObjectMetadata{
+		TypeMeta: m.TypeMeta,
+		ObjectMeta: metav1.ObjectMeta{
+			Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion,
+			DeletionTimestamp: m.DeletionTimestamp,
+		},
+	}, nil
 }

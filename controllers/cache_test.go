@@ -39,6 +39,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/controllers/apply"
 	"github.com/example/memcached-operator/internal/podview"
 )
 
@@ -498,11 +499,11 @@ func TestTrimOwnedKeepsForeignOwner(t *testing.T) {
 	other := defaulted("c", func(mc *cachev1alpha1.Memcached) { mc.UID = "deleted-uid" })
 	svc := servedService(mc)
 	svc.OwnerReferences = nil
-	if err := notControlled(mustTrim(t, trimService, svc), mc, "Service"); err == nil {
+	if err := apply.NotControlled(mustTrim(t, trimService, svc), mc, "Service"); err == nil {
 		t.Error("a trimmed Service without owner reads as owned")
 	}
 	dep := servedDeployment(other, Options{})
-	if err := notControlled(mustTrim(t, trimDeployment, dep), mc, "Deployment"); err != errWaitingForGC {
+	if err := apply.NotControlled(mustTrim(t, trimDeployment, dep), mc, "Deployment"); err != apply.ErrWaitingForGC {
 		t.Errorf("a trimmed Deployment of a deleted instance of the same name: %v, want errWaitingForGC", err)
 	}
 }
@@ -532,8 +533,8 @@ func TestTrimMemcached(t *testing.T) {
 		want        map[string]string
 	}{
 		"paused": {
-			annotations: map[string]string{PauseAnnotation: "true", "kubectl.kubernetes.io/last-applied-configuration": `{"spec":{}}`},
-			want:        map[string]string{PauseAnnotation: "true"},
+			annotations: map[string]string{cachev1alpha1.PauseAnnotation: "true", "kubectl.kubernetes.io/last-applied-configuration": `{"spec":{}}`},
+			want:        map[string]string{cachev1alpha1.PauseAnnotation: "true"},
 		},
 		"not paused": {annotations: map[string]string{"kubectl.kubernetes.io/last-applied-configuration": `{"spec":{}}`}},
 	} {
@@ -545,8 +546,8 @@ func TestTrimMemcached(t *testing.T) {
 			if !equality.Semantic.DeepEqual(got.Annotations, tc.want) || got.ManagedFields != nil {
 				t.Errorf("annotations %v, managed fields %v; want annotations %v and no managed fields", got.Annotations, got.ManagedFields, tc.want)
 			}
-			if paused(got) != paused(served) {
-				t.Errorf("paused(trimmed) = %v, on the served object %v", paused(got), paused(served))
+			if got.Paused() != served.Paused() {
+				t.Errorf("trimmed.Paused() = %v, on the served object %v", got.Paused(), served.Paused())
 			}
 			if !equality.Semantic.DeepEqual(got.Spec, served.Spec) || !equality.Semantic.DeepEqual(got.Status, served.Status) ||
 				!equality.Semantic.DeepEqual(got.Labels, served.Labels) {

@@ -183,7 +183,9 @@ func TestMemcachedChangesThatReconcile(t *testing.T) {
 		mc.Status.Conditions = []metav1.Condition{{Type: cachev1alpha1.ConditionAvailable, Status: metav1.ConditionFalse, ObservedGeneration: 1}}
 	})
 	resized := with(func(mc *cachev1alpha1.Memcached) { mc.Generation, mc.Spec.Size = 2, 4 })
-	paused := with(func(mc *cachev1alpha1.Memcached) { mc.Annotations = map[string]string{PauseAnnotation: "true"} })
+	paused := with(func(mc *cachev1alpha1.Memcached) {
+		mc.Annotations = map[string]string{cachev1alpha1.PauseAnnotation: "true"}
+	})
 	applied := with(func(mc *cachev1alpha1.Memcached) {
 		mc.Annotations = map[string]string{"kubectl.kubernetes.io/last-applied-configuration": `{"spec":{"size":3}}`}
 	})

@@ -189,7 +189,9 @@ func tcpProbe(initialDelay, period int32) *corev1.Probe {
 // memcached container with the args of memcachedArgs, restricted Pod Security settings
 // (non-root uid 11211, no privilege escalation, all capabilities dropped, RuntimeDefault seccomp,
 // read-only root filesystem), TCP readiness and liveness probes on port 11211, the graceful
-// shutdown of spec.gracefulShutdown (gracefulshutdown.go) and the scheduling settings of the spec.
+// shutdown of spec.gracefulShutdown (deployment_shutdown.go), the files of spec.tls and spec.auth
+// (deployment_secrets.go), the exporter sidecar of spec.monitoring (deployment_monitoring.go) and
+// the scheduling settings of the spec.
 // Every map, slice and pointer it takes from mc or opts is copied: the client writes into the
 // object it returns. It sets no owner reference; the caller does.
 func desiredDeployment(mc *cachev1alpha1.Memcached, opts Options) *appsv1.Deployment {
@@ -237,22 +239,28 @@ func desiredDeployment(mc *cachev1alpha1.Memcached, opts Options) *appsv1.Deploy
 							ContainerPort: cachev1alpha1.DefaultPort,
 							Protocol:      corev1.ProtocolTCP,
 						}},
-						Resources:      resources(mc),
-						VolumeMounts:   secretMounts(mc),
-						ReadinessProbe: tcpProbe(0, 5),
-						LivenessProbe:  tcpProbe(10, 10),
-						Lifecycle:      lifecycle(mc),
-						SecurityContext: &corev1.SecurityContext{
-							AllowPrivilegeEscalation: ptr.To(false),
-							ReadOnlyRootFilesystem:   ptr.To(true),
-							RunAsNonRoot:             ptr.To(true),
-							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-						},
+						Resources:       resources(mc),
+						VolumeMounts:    secretMounts(mc),
+						ReadinessProbe:  tcpProbe(0, 5),
+						LivenessProbe:   tcpProbe(10, 10),
+						Lifecycle:       lifecycle(mc),
+						SecurityContext: restrictedContainerSecurityContext(),
 					}}, exporterContainers(mc, opts)...),
 					TerminationGracePeriodSeconds: terminationGracePeriodSeconds(mc),
 				},
 			},
 		},
+	}
+}
+
+// restrictedContainerSecurityContext is the container security context of every operand
+// container: the restricted Pod Security profile's settings plus a read-only root filesystem.
+func restrictedContainerSecurityContext() *corev1.SecurityContext {
+	return &corev1.SecurityContext{
+		AllowPrivilegeEscalation: ptr.To(false),
+		ReadOnlyRootFilesystem:   ptr.To(true),
+		RunAsNonRoot:             ptr.To(true),
+		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
 	}
 }
 

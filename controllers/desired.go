@@ -17,28 +17,107 @@ limitations under the License.
 package controllers
 
 import (
+	"context"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
+
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/controllers/apply"
 )
 
+// desiredObject is one entry of desiredState: an object of one kind that an instance should own,
+// or the absence of one (the spec turns it off). It is built by a pure function; apply, the only
+// part that talks to the API server, is apply.Object of its apply.Owned[T].
+type desiredObject struct {
+	// kind names the kind in logs, events and errors ("Deployment").
+	kind string
+	// object is the desired object; for an absent one, an empty object of the kind carrying the
+	// name and namespace to delete.
+	object client.Object
+	// absent: the spec turns the object off, so the operator deletes its own one (apply.DeleteIfOwned).
+	absent bool
+	// optionalAPI: the kind is served only where its CRD is installed (ServiceMonitor); the entry
+	// is applied or deleted only while the cluster serves it (serviceMonitorWatch).
+	optionalAPI bool
+	// apply makes the cluster match object (apply.Object); nil when absent.
+	apply func(ctx context.Context, c client.Client, reader client.Reader, scheme *runtime.Scheme, mc *cachev1alpha1.Memcached) (client.Object, apply.Result, error)
+}
+
+// want returns the entry of o when enabled, and otherwise the absence of an object of its kind
+// named like o.desired (o.live, the empty object, carries the name to delete).
+func want[T client.Object](enabled bool, o apply.Owned[T]) desiredObject {
+	if !enabled {
+		o.Live.SetName(o.Desired.GetName())
+		o.Live.SetNamespace(o.Desired.GetNamespace())
+		return desiredObject{kind: o.Kind, object: o.Live, absent: true}
+	}
+	return desiredObject{kind: o.Kind, object: o.Desired,
+		apply: func(ctx context.Context, c client.Client, reader client.Reader, scheme *runtime.Scheme, mc *cachev1alpha1.Memcached) (client.Object, apply.Result, error) {
+			return apply.Object(ctx, c, reader, scheme, mc, o)
+		}}
+}
+
+// optionalAPI marks d as a kind the cluster may not serve.
+func optionalAPI(d desiredObject) desiredObject {
+	d.optionalAPI = true
+	return d
+}
+
+// desiredState returns every object mc should own with opts, or the absence of each optional one
+// the spec turns off, in the order they are applied: the Deployment (its pod template carrying
+// secretHash, the hash of the Secret data the pods use; "" for none), the headless Service, the
+// PodDisruptionBudget, the NetworkPolicy and the ServiceMonitor. It is pure; adding a kind the
+// operator owns is adding its entry here (and its watch in SetupWithManager). The objects carry
+// no owner reference; apply sets it when it creates them.
+func desiredState(mc *cachev1alpha1.Memcached, opts Options, secretHash string) []desiredObject {
+	dep := desiredDeployment(mc, opts)
+	setSecretHash(&dep.Spec.Template, secretHash)
+	return []desiredObject{
+		want(true, apply.Owned[*appsv1.Deployment]{
+			Kind: "Deployment", Desired: dep, Live: &appsv1.Deployment{},
+			NeedsUpdate: deploymentNeedsUpdate, Update: updateDeployment, FromCache: restoreDeployment,
+		}),
+		want(serviceEnabled(mc), apply.Owned[*corev1.Service]{
+			Kind: "Service", Desired: desiredService(mc), Live: &corev1.Service{},
+			NeedsUpdate: serviceNeedsUpdate, Update: updateService,
+		}),
+		want(pdbEnabled(mc), apply.Owned[*policyv1.PodDisruptionBudget]{
+			Kind: "PodDisruptionBudget", Desired: desiredPodDisruptionBudget(mc), Live: &policyv1.PodDisruptionBudget{},
+			NeedsUpdate: pdbNeedsUpdate, Update: updatePodDisruptionBudget,
+		}),
+		// Built from the desired pod spec, before apply writes into dep: the policy admits the
+		// ports of the desired pods.
+		want(networkPolicyEnabled(mc), apply.Owned[*networkingv1.NetworkPolicy]{
+			Kind: "NetworkPolicy", Desired: desiredNetworkPolicy(mc, &dep.Spec.Template.Spec), Live: &networkingv1.NetworkPolicy{},
+			NeedsUpdate: networkPolicyNeedsUpdate, Update: updateNetworkPolicy,
+		}),
+		optionalAPI(want(monitoringEnabled(mc), apply.Owned[*monitoringv1.ServiceMonitor]{
+			Kind: "ServiceMonitor", Desired: desiredServiceMonitor(mc), Live: &monitoringv1.ServiceMonitor{},
+			NeedsUpdate: serviceMonitorNeedsUpdate, Update: updateServiceMonitor,
+		})),
+	}
+}
+
 // DesiredObjects returns the objects the operator creates for mc with opts, in the order it
-// creates them: the Deployment, then the headless Service, the PodDisruptionBudget and the
-// NetworkPolicy when the spec enables them. They carry no owner reference (the reconciler adds it
-// when it creates them).
+// creates them: the entries of desiredState that the spec turns on, of the kinds every cluster
+// serves (the Deployment, then the headless Service, the PodDisruptionBudget and the
+// NetworkPolicy when the spec enables them). They carry no owner reference (the reconciler adds
+// it when it creates them).
 // The scale benchmark's raw-client floor (test/bench) creates exactly these, so the floor does the
 // same work the operator must do.
 func DesiredObjects(mc *cachev1alpha1.Memcached, opts Options) []client.Object {
-	dep := desiredDeployment(mc, opts)
-	objs := []client.Object{dep}
-	if serviceEnabled(mc) {
-		objs = append(objs, desiredService(mc))
-	}
-	if pdbEnabled(mc) {
-		objs = append(objs, desiredPodDisruptionBudget(mc))
-	}
-	if networkPolicyEnabled(mc) {
-		objs = append(objs, desiredNetworkPolicy(mc, &dep.Spec.Template.Spec))
+	var objs []client.Object
+	for _, d := range desiredState(mc, opts, "") {
+		if !d.absent && !d.optionalAPI {
+			objs = append(objs, d.object)
+		}
 	}
 	return objs
 }

@@ -20,7 +20,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -51,9 +50,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/operator-framework/operator-lib/predicate"
-	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/controllers/apply"
 	"github.com/example/memcached-operator/internal/podview"
 )
 
@@ -61,9 +60,6 @@ const (
 	// ControllerName names the controller in logs, events (reportingController) and metrics
 	// (controller_runtime_reconcile_total{controller="memcached"}).
 	ControllerName = "memcached"
-	// PauseAnnotation set to a true value ("true", "1") on a Memcached stops its reconciliation
-	// (operator-lib predicate.NewPause); the objects it owns are left as they are.
-	PauseAnnotation = "cache.example.com/paused"
 	// conflictRetry is how often an instance blocked by a foreign object is retried: the operator
 	// does not watch objects it does not manage, so it cannot learn when the blocker goes away.
 	conflictRetry = 10 * time.Second
@@ -152,8 +148,8 @@ func (r *MemcachedReconciler) reconcile(ctx context.Context, req ctrl.Request) (
 	if !mc.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
-	if paused(mc) {
-		log.V(1).Info("Reconciliation paused", "annotation", PauseAnnotation)
+	if mc.Paused() {
+		log.V(1).Info("Reconciliation paused", "annotation", cachev1alpha1.PauseAnnotation)
 		return ctrl.Result{}, nil
 	}
 
@@ -205,20 +201,20 @@ func (r *MemcachedReconciler) reconcile(ctx context.Context, req ctrl.Request) (
 	}
 }
 
-// applyDesiredState creates or corrects the Deployment, Service, PodDisruptionBudget and
-// NetworkPolicy of mc (deleting the optional ones that are turned off) and records in obs what it
-// wrote and what stopped it. Each object is handled even when another fails, so one conflict does
-// not hide the rest. It is called only for a valid spec whose Secrets are usable: otherwise
+// applyDesiredState creates or corrects every object of desiredState (the Deployment, Service,
+// PodDisruptionBudget, NetworkPolicy and ServiceMonitor of mc), deletes the optional ones the spec
+// turns off, and records in obs what it wrote and what stopped it. Each object is handled even
+// when another fails, so one conflict does not hide the rest. It is called only for a valid spec whose Secrets are usable: otherwise
 // everything is left as it is. secretHash is the hash of the Secret data the pods use (secretsHash).
 func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1alpha1.Memcached, secretHash string, obs *observed) {
 	obs.applied = true
 	// What this reconcile created or updated, by result: one event each, not one per object (a new
 	// instance's three creates are one change to its user, and an event is an API write: 3 of the
 	// 4.6 writes per instance the operator made when converging in make bench-scale).
-	changed := map[applyResult][]string{}
-	related := map[applyResult][]client.Object{}
+	changed := map[apply.Result][]string{}
+	related := map[apply.Result][]client.Object{}
 	defer func() {
-		for _, res := range []applyResult{applyCreated, applyUpdated} {
+		for _, res := range []apply.Result{apply.Created, apply.Updated} {
 			if len(changed[res]) == 0 {
 				continue
 			}
@@ -230,78 +226,43 @@ func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1
 				strings.Join(changed[res], ", "), strings.ToLower(string(res)))
 		}
 	}()
-	record := func(kind string, obj client.Object, res applyResult, err error) {
-		var ce *ConflictError
+	record := func(kind string, obj client.Object, res apply.Result, err error) {
+		var ce *apply.ConflictError
 		switch {
 		case errors.As(err, &ce):
 			obs.conflicts = append(obs.conflicts, ce.Kind+" "+ce.Name)
-		case errors.Is(err, errNamespaceTerminating):
+		case errors.Is(err, apply.ErrNamespaceTerminating):
 			obs.terminating = true
-		case errors.Is(err, errWaitingForGC):
+		case errors.Is(err, apply.ErrWaitingForGC):
 			obs.waiting = append(obs.waiting, kind+" "+obj.GetName())
 		case err != nil:
 			obs.err = errors.Join(obs.err, err)
-		case res != applyUnchanged:
+		case res != apply.Unchanged:
 			logf.FromContext(ctx).Info("Applied "+kind, kind, klog.KObj(obj), "result", res)
 			changed[res] = append(changed[res], kind+" "+obj.GetName())
 			related[res] = append(related[res], obj)
 		}
 	}
 
-	desiredDep := desiredDeployment(mc, r.Options)
-	setSecretHash(&desiredDep.Spec.Template, secretHash)
-	// Built before apply writes into desiredDep: the policy admits the ports of the desired pods.
-	desiredNP := desiredNetworkPolicy(mc, &desiredDep.Spec.Template.Spec)
-	dep, res, err := apply(ctx, r.Client, r.APIReader, r.Scheme, mc, owned[*appsv1.Deployment]{
-		kind: "Deployment", desired: desiredDep, live: &appsv1.Deployment{},
-		needsUpdate: deploymentNeedsUpdate, update: updateDeployment, fromCache: restoreDeployment,
-	})
-	record("Deployment", dep, res, err)
-	if err == nil {
-		obs.deployment = dep
-	}
-
-	if serviceEnabled(mc) {
-		svc, res, err := apply(ctx, r.Client, r.APIReader, r.Scheme, mc, owned[*corev1.Service]{
-			kind: "Service", desired: desiredService(mc), live: &corev1.Service{},
-			needsUpdate: serviceNeedsUpdate, update: updateService,
-		})
-		record("Service", svc, res, err)
-		obs.serviceOwned = err == nil
-	} else {
-		r.deleteDisabled(ctx, mc, "Service", &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: deploymentName(mc), Namespace: mc.Namespace}}, obs)
-	}
-
-	if pdbEnabled(mc) {
-		pdb, res, err := apply(ctx, r.Client, r.APIReader, r.Scheme, mc, owned[*policyv1.PodDisruptionBudget]{
-			kind: "PodDisruptionBudget", desired: desiredPodDisruptionBudget(mc), live: &policyv1.PodDisruptionBudget{},
-			needsUpdate: pdbNeedsUpdate, update: updatePodDisruptionBudget,
-		})
-		record("PodDisruptionBudget", pdb, res, err)
-	} else {
-		r.deleteDisabled(ctx, mc, "PodDisruptionBudget", &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: deploymentName(mc), Namespace: mc.Namespace}}, obs)
-	}
-
-	if networkPolicyEnabled(mc) {
-		np, res, err := apply(ctx, r.Client, r.APIReader, r.Scheme, mc, owned[*networkingv1.NetworkPolicy]{
-			kind: "NetworkPolicy", desired: desiredNP, live: &networkingv1.NetworkPolicy{},
-			needsUpdate: networkPolicyNeedsUpdate, update: updateNetworkPolicy,
-		})
-		record("NetworkPolicy", np, res, err)
-	} else {
-		r.deleteDisabled(ctx, mc, "NetworkPolicy", &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: deploymentName(mc), Namespace: mc.Namespace}}, obs)
-	}
-	// Only while the cluster serves the kind (serviceMonitorWatch): without the CRD there is
-	// nothing to create, read or delete, and that is not an error.
-	if r.serviceMonitors.Available() {
-		if monitoringEnabled(mc) {
-			sm, res, err := apply(ctx, r.Client, r.APIReader, r.Scheme, mc, owned[*monitoringv1.ServiceMonitor]{
-				kind: "ServiceMonitor", desired: desiredServiceMonitor(mc), live: &monitoringv1.ServiceMonitor{},
-				needsUpdate: serviceMonitorNeedsUpdate, update: updateServiceMonitor,
-			})
-			record("ServiceMonitor", sm, res, err)
-		} else {
-			r.deleteDisabled(ctx, mc, "ServiceMonitor", &monitoringv1.ServiceMonitor{ObjectMeta: metav1.ObjectMeta{Name: deploymentName(mc), Namespace: mc.Namespace}}, obs)
+	for _, d := range desiredState(mc, r.Options, secretHash) {
+		// Only while the cluster serves the kind (serviceMonitorWatch): without the CRD there is
+		// nothing to create, read or delete, and that is not an error.
+		if d.optionalAPI && !r.serviceMonitors.Available() {
+			continue
+		}
+		if d.absent {
+			r.deleteDisabled(ctx, mc, d.kind, d.object, obs)
+			continue
+		}
+		live, res, err := d.apply(ctx, r.Client, r.APIReader, r.Scheme, mc)
+		record(d.kind, live, res, err)
+		switch live := live.(type) {
+		case *appsv1.Deployment:
+			if err == nil {
+				obs.deployment = live
+			}
+		case *corev1.Service:
+			obs.serviceOwned = err == nil
 		}
 	}
 }
@@ -342,7 +303,7 @@ func (r *MemcachedReconciler) observe(ctx context.Context, mc *cachev1alpha1.Mem
 
 // deleteDisabled deletes an optional object of mc that its spec turned off.
 func (r *MemcachedReconciler) deleteDisabled(ctx context.Context, mc *cachev1alpha1.Memcached, kind string, obj client.Object, obs *observed) {
-	deleted, err := deleteIfOwned(ctx, r.Client, mc, kind, obj)
+	deleted, err := apply.DeleteIfOwned(ctx, r.Client, mc, kind, obj)
 	if err != nil {
 		obs.err = errors.Join(obs.err, err)
 		return
@@ -383,17 +344,6 @@ func becameTrue(before, now []metav1.Condition, t string) *metav1.Condition {
 	return meta.FindStatusCondition(now, t)
 }
 
-// paused reports whether mc carries PauseAnnotation with a true value. Events of owned objects
-// reach Reconcile without passing the pause predicate, so Reconcile checks it too.
-func paused(mc *cachev1alpha1.Memcached) bool {
-	v, ok := mc.Annotations[PauseAnnotation]
-	if !ok {
-		return false
-	}
-	b, err := strconv.ParseBool(v)
-	return err == nil && b
-}
-
 // podToMemcached maps a memcached pod to the Memcached named by its instance label, so status
 // follows pod changes (creation, readiness, deletion) without polling.
 func podToMemcached(_ context.Context, obj client.Object) []reconcile.Request {
@@ -421,7 +371,7 @@ func controllerOf(_ context.Context, obj client.Object) []reconcile.Request {
 
 // memcachedChanged passes the changes of a Memcached that are reconciled at once: its creation and
 // deletion, a new generation (its spec changed) and a change of its annotations (of which the cache
-// keeps only PauseAnnotation). memcachedUpdated passes the other updates.
+// keeps only cachev1alpha1.PauseAnnotation). memcachedUpdated passes the other updates.
 var memcachedChanged = crpredicate.Or(crpredicate.GenerationChangedPredicate{}, crpredicate.AnnotationChangedPredicate{})
 
 // memcachedUpdated passes the updates of a Memcached that memcachedChanged does not: mostly the echo
@@ -494,7 +444,7 @@ func enqueueAfter(toRequests handler.MapFunc) handler.EventHandler {
 // late or is rotated is seen within the watch latency, without a resync. Caching Secrets by a
 // label selector would hide Secrets users did not label; a field selector cannot list names.
 func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	pause, err := predicate.NewPause[client.Object](PauseAnnotation)
+	pause, err := predicate.NewPause[client.Object](cachev1alpha1.PauseAnnotation)
 	if err != nil {
 		return fmt.Errorf("failed to build pause predicate: %w", err)
 	}

@@ -37,6 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/controllers/apply"
 )
 
 const (
@@ -161,12 +162,12 @@ func TestReconcileCreatesOwnedObjects(t *testing.T) {
 		for _, e := range evs.Items {
 			if e.Regarding.Name == name && e.Regarding.Kind == "Memcached" {
 				reasons = append(reasons, e.Reason)
-				if e.Reason == string(applyCreated) {
+				if e.Reason == string(apply.Created) {
 					created = append(created, e.Note)
 				}
 			}
 		}
-		g.Expect(reasons).To(ContainElement(string(applyCreated)))
+		g.Expect(reasons).To(ContainElement(string(apply.Created)))
 		// One event for the three creates of one reconcile, not one per object.
 		g.Expect(created).To(ConsistOf("Deployment " + name + ", Service " + name + ", PodDisruptionBudget " + name + " created"))
 	}, timeout, interval).Should(Succeed())
@@ -493,7 +494,7 @@ func TestPauseAnnotation(t *testing.T) {
 	g.Expect(k8sClient.Create(testCtx, newMemcached(ns, name, 1))).To(Succeed())
 	g.Eventually(func() error { return k8sClient.Get(testCtx, key(ns, name), &appsv1.Deployment{}) }, timeout, interval).Should(Succeed())
 
-	patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"`+PauseAnnotation+`":"true"}},"spec":{"size":4}}`))
+	patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"`+cachev1alpha1.PauseAnnotation+`":"true"}},"spec":{"size":4}}`))
 	g.Expect(k8sClient.Patch(testCtx, getMemcached(g, ns, name), patch)).To(Succeed())
 	g.Consistently(func(g Gomega) {
 		d := &appsv1.Deployment{}
@@ -501,7 +502,7 @@ func TestPauseAnnotation(t *testing.T) {
 		g.Expect(d.Spec.Replicas).To(HaveValue(Equal(int32(1))))
 	}, 2*time.Second, 200*time.Millisecond).Should(Succeed())
 
-	unpause := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"`+PauseAnnotation+`":null}}}`))
+	unpause := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"`+cachev1alpha1.PauseAnnotation+`":null}}}`))
 	g.Expect(k8sClient.Patch(testCtx, getMemcached(g, ns, name), unpause)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		d := &appsv1.Deployment{}

@@ -68,3 +68,17 @@ func updateService(live, desired *corev1.Service) {
 	live.Spec.Selector = desired.Spec.Selector
 	live.Spec.Ports = desired.Spec.Ports
 }
+
+// metricsServicePorts returns the headless Service's "metrics" port (9150, to the exporter's
+// named port) when monitoring is on, else nil.
+func metricsServicePorts(mc *cachev1alpha1.Memcached) []corev1.ServicePort {
+	if !monitoringEnabled(mc) {
+		return nil
+	}
+	return []corev1.ServicePort{{
+		Name:       metricsPortName,
+		Port:       cachev1alpha1.ExporterPort,
+		TargetPort: intstr.FromString(metricsPortName),
+		Protocol:   corev1.ProtocolTCP,
+	}}
+}

@@ -17,6 +17,7 @@ limitations under the License.
 package controllers
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"sort"
@@ -56,13 +57,11 @@ type observed struct {
 	applied bool
 }
 
-// computeStatus returns mc's status for what obs saw. It is pure: conditions keep their
-// lastTransitionTime unless their status changes, in which case it becomes now.
-//
-// Available is True only when spec.size pods of the current template are ready and no old pod is
-// left; Progressing is True while the Deployment has not reached that state; Degraded is True when
-// the operator cannot converge (conflict, invalid spec, apply error, rollout stuck or failing to
-// create pods).
+// computeStatus returns mc's status for what obs saw. It is pure: the pod counts, the nodes and
+// the server list come from obs.pods; each condition is computed by its own function
+// (availableCondition, progressingCondition, degradedCondition, one file each, its reasons
+// beside it) and set once, so a condition keeps its lastTransitionTime unless its status
+// changes, in which case it becomes now. The caller writes the result in one status patch.
 func computeStatus(mc *cachev1alpha1.Memcached, obs observed, now metav1.Time) cachev1alpha1.MemcachedStatus {
 	st := cachev1alpha1.MemcachedStatus{
 		Selector:           podSelector(mc).String(),
@@ -86,87 +85,80 @@ func computeStatus(mc *cachev1alpha1.Memcached, obs observed, now metav1.Time) c
 	st.ReadyReplicas = int32(len(readyPods))
 	st.ServerList = serverList(mc, readyPods, obs.serviceOwned)
 
-	set := func(condType string, status metav1.ConditionStatus, reason, msg string) {
+	ro := rolloutOf(mc, obs.deployment, st.Replicas, st.ReadyReplicas)
+	for _, c := range []struct {
+		condType string
+		state    conditionState
+	}{
+		{cachev1alpha1.ConditionAvailable, availableCondition(obs, ro)},
+		{cachev1alpha1.ConditionProgressing, progressingCondition(obs, ro)},
+		{cachev1alpha1.ConditionDegraded, degradedCondition(obs)},
+	} {
 		// SetStatusCondition keeps the old lastTransitionTime unless the status changes.
 		meta.SetStatusCondition(&st.Conditions, metav1.Condition{
-			Type: condType, Status: status, Reason: reason, Message: msg,
+			Type: c.condType, Status: c.state.status, Reason: c.state.reason, Message: c.state.message,
 			ObservedGeneration: mc.Generation, LastTransitionTime: now,
 		})
-	}
-
-	if len(obs.conflicts) > 0 {
-		msg := fmt.Sprintf("%s already exists and is not owned by this Memcached; delete or rename it", strings.Join(obs.conflicts, ", "))
-		set(cachev1alpha1.ConditionDegraded, metav1.ConditionTrue, cachev1alpha1.ReasonResourceConflict, msg)
-		if obs.deployment == nil {
-			set(cachev1alpha1.ConditionAvailable, metav1.ConditionFalse, cachev1alpha1.ReasonResourceConflict, msg)
-			set(cachev1alpha1.ConditionProgressing, metav1.ConditionFalse, cachev1alpha1.ReasonResourceConflict, msg)
-			return st
-		}
-	}
-
-	dep := obs.deployment
-	switch {
-	case obs.invalid != nil && dep == nil:
-		set(cachev1alpha1.ConditionAvailable, metav1.ConditionFalse, invalidReason(obs.invalid), obs.invalid.Error())
-	case len(obs.waiting) > 0 && dep == nil:
-		msg := fmt.Sprintf("%s still belong to a deleted Memcached of the same name; waiting for the garbage collector", strings.Join(obs.waiting, ", "))
-		set(cachev1alpha1.ConditionAvailable, metav1.ConditionFalse, cachev1alpha1.ReasonWaitingForGC, msg)
-		set(cachev1alpha1.ConditionProgressing, metav1.ConditionTrue, cachev1alpha1.ReasonWaitingForGC, msg)
-	case dep == nil:
-		msg := "the memcached Deployment does not exist yet"
-		set(cachev1alpha1.ConditionAvailable, metav1.ConditionFalse, cachev1alpha1.ReasonDeploymentNotFound, msg)
-		set(cachev1alpha1.ConditionProgressing, metav1.ConditionTrue, cachev1alpha1.ReasonRolloutInProgress, msg)
-	default:
-		want := mc.Spec.Size
-		ds := dep.Status
-		current := ds.ObservedGeneration >= dep.Generation && dep.Spec.Replicas != nil && *dep.Spec.Replicas == want
-		available := current && ds.UpdatedReplicas >= want && ds.Replicas == ds.UpdatedReplicas &&
-			ds.AvailableReplicas >= want && st.ReadyReplicas >= want
-		done := available && ds.Replicas == want && st.Replicas == want
-		progress := fmt.Sprintf("%d of %d updated pods ready (%d pods exist)", min(ds.UpdatedReplicas, st.ReadyReplicas), want, st.Replicas)
-		if available {
-			set(cachev1alpha1.ConditionAvailable, metav1.ConditionTrue, cachev1alpha1.ReasonAllReplicasReady, fmt.Sprintf("%d of %d pods ready", st.ReadyReplicas, want))
-		} else {
-			set(cachev1alpha1.ConditionAvailable, metav1.ConditionFalse, cachev1alpha1.ReasonReplicasNotReady, progress)
-		}
-		if done {
-			set(cachev1alpha1.ConditionProgressing, metav1.ConditionFalse, cachev1alpha1.ReasonRolloutComplete, fmt.Sprintf("%d pods of the current template are ready", want))
-		} else {
-			set(cachev1alpha1.ConditionProgressing, metav1.ConditionTrue, cachev1alpha1.ReasonRolloutInProgress, progress)
-		}
-	}
-
-	if obs.invalid != nil {
-		// Nothing converges until the spec is fixed.
-		set(cachev1alpha1.ConditionProgressing, metav1.ConditionFalse, invalidReason(obs.invalid), obs.invalid.Error())
-	}
-	switch {
-	case len(obs.conflicts) > 0:
-		// Degraded already set above.
-	case obs.invalid != nil:
-		set(cachev1alpha1.ConditionDegraded, metav1.ConditionTrue, invalidReason(obs.invalid), obs.invalid.Error())
-	case obs.err != nil:
-		set(cachev1alpha1.ConditionDegraded, metav1.ConditionTrue, cachev1alpha1.ReasonReconcileError, obs.err.Error())
-	case dep != nil && deploymentCondition(dep, appsv1.DeploymentReplicaFailure, corev1.ConditionTrue) != nil:
-		c := deploymentCondition(dep, appsv1.DeploymentReplicaFailure, corev1.ConditionTrue)
-		set(cachev1alpha1.ConditionDegraded, metav1.ConditionTrue, cachev1alpha1.ReasonReplicaFailure, c.Message)
-	case dep != nil && deploymentCondition(dep, appsv1.DeploymentProgressing, corev1.ConditionFalse) != nil:
-		c := deploymentCondition(dep, appsv1.DeploymentProgressing, corev1.ConditionFalse)
-		set(cachev1alpha1.ConditionDegraded, metav1.ConditionTrue, cachev1alpha1.ReasonProgressDeadline, c.Message)
-	default:
-		set(cachev1alpha1.ConditionDegraded, metav1.ConditionFalse, cachev1alpha1.ReasonAsExpected, "the instance converges")
 	}
 	return st
 }
 
-// deploymentCondition returns dep's condition of type t when it has status s, else nil.
-func deploymentCondition(dep *appsv1.Deployment, t appsv1.DeploymentConditionType, s corev1.ConditionStatus) *appsv1.DeploymentCondition {
-	for i := range dep.Status.Conditions {
-		if c := &dep.Status.Conditions[i]; c.Type == t && c.Status == s {
-			return c
-		}
+// conditionState is one condition as its function computes it.
+type conditionState struct {
+	status          metav1.ConditionStatus
+	reason, message string
+}
+
+// rollout is what the Deployment and the pods say about reaching spec.size pods of the current
+// template; it is read only when obs.deployment is set.
+type rollout struct {
+	// want is spec.size; replicas and ready count the instance's non-terminating and ready pods.
+	want, replicas, ready int32
+	// available: spec.size updated pods are ready and no old pod is left in the Deployment.
+	available bool
+	// done: available, and exactly spec.size pods exist.
+	done bool
+	// progress says how far the rollout is ("1 of 3 updated pods ready (2 pods exist)").
+	progress string
+}
+
+// rolloutOf returns the rollout of mc's Deployment dep (nil: the zero rollout) with replicas pods
+// of which ready are ready.
+func rolloutOf(mc *cachev1alpha1.Memcached, dep *appsv1.Deployment, replicas, ready int32) rollout {
+	ro := rollout{want: mc.Spec.Size, replicas: replicas, ready: ready}
+	if dep == nil {
+		return ro
 	}
-	return nil
+	ds := dep.Status
+	current := ds.ObservedGeneration >= dep.Generation && dep.Spec.Replicas != nil && *dep.Spec.Replicas == ro.want
+	ro.available = current && ds.UpdatedReplicas >= ro.want && ds.Replicas == ds.UpdatedReplicas &&
+		ds.AvailableReplicas >= ro.want && ready >= ro.want
+	ro.done = ro.available && ds.Replicas == ro.want && replicas == ro.want
+	ro.progress = fmt.Sprintf("%d of %d updated pods ready (%d pods exist)", min(ds.UpdatedReplicas, ready), ro.want, replicas)
+	return ro
+}
+
+// conflictMessage is the message of the ResourceConflict reason for obs.conflicts.
+func conflictMessage(obs observed) string {
+	return fmt.Sprintf("%s already exists and is not owned by this Memcached; delete or rename it", strings.Join(obs.conflicts, ", "))
+}
+
+// waitingMessage is the message of the WaitingForGarbageCollection reason for obs.waiting.
+func waitingMessage(obs observed) string {
+	return fmt.Sprintf("%s still belong to a deleted Memcached of the same name; waiting for the garbage collector", strings.Join(obs.waiting, ", "))
+}
+
+// noDeploymentMessage is the message of Available and Progressing while the Deployment does not exist.
+const noDeploymentMessage = "the memcached Deployment does not exist yet"
+
+// invalidReason is the condition reason for observed.invalid: a *SecretError's reason
+// (SecretNotFound, InvalidSecret), otherwise InvalidSpec.
+func invalidReason(err error) string {
+	var se *SecretError
+	if errors.As(err, &se) {
+		return se.Reason
+	}
+	return cachev1alpha1.ReasonInvalidSpec
 }
 
 // podReady reports whether p's Ready condition is True.

@@ -37,48 +37,8 @@ import (
 	"github.com/operator-framework/operator-lib/conditions"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/controllers/upgradeable"
 )
-
-func TestUpgradeable(t *testing.T) {
-	mc := func(name string, gen, observed int64, progressing metav1.ConditionStatus, mutate ...func(*cachev1alpha1.Memcached)) cachev1alpha1.Memcached {
-		m := cachev1alpha1.Memcached{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, Generation: gen}}
-		m.Status.ObservedGeneration = observed
-		if progressing != "" {
-			m.Status.Conditions = []metav1.Condition{{Type: cachev1alpha1.ConditionProgressing, Status: progressing}}
-		}
-		for _, f := range mutate {
-			f(&m)
-		}
-		return m
-	}
-	pause := func(m *cachev1alpha1.Memcached) { m.Annotations = map[string]string{PauseAnnotation: "true"} }
-	tests := map[string]struct {
-		mcs        []cachev1alpha1.Memcached
-		want       metav1.ConditionStatus
-		wantReason string
-		wantNames  string
-	}{
-		"no instance":                    {want: metav1.ConditionTrue, wantReason: ReasonNoRolloutInProgress},
-		"all settled":                    {mcs: []cachev1alpha1.Memcached{mc("a", 2, 2, metav1.ConditionFalse)}, want: metav1.ConditionTrue, wantReason: ReasonNoRolloutInProgress},
-		"one progressing":                {mcs: []cachev1alpha1.Memcached{mc("b", 1, 1, metav1.ConditionTrue), mc("a", 1, 1, metav1.ConditionFalse)}, want: metav1.ConditionFalse, wantReason: ReasonUpgradeableRolloutInProgress, wantNames: "ns/b"},
-		"new instance without status":    {mcs: []cachev1alpha1.Memcached{mc("new", 1, 0, "")}, want: metav1.ConditionFalse, wantReason: ReasonUpgradeableRolloutInProgress, wantNames: "ns/new"},
-		"spec changed while no operator": {mcs: []cachev1alpha1.Memcached{mc("c", 3, 2, metav1.ConditionFalse)}, want: metav1.ConditionFalse, wantNames: "ns/c", wantReason: ReasonUpgradeableRolloutInProgress},
-		"paused instance does not hold":  {mcs: []cachev1alpha1.Memcached{mc("p", 2, 1, metav1.ConditionTrue, pause)}, want: metav1.ConditionTrue, wantReason: ReasonNoRolloutInProgress},
-		"deleted instance does not hold": {mcs: []cachev1alpha1.Memcached{mc("d", 1, 1, metav1.ConditionTrue, func(m *cachev1alpha1.Memcached) { m.DeletionTimestamp = ptr.To(metav1.Now()) })}, want: metav1.ConditionTrue, wantReason: ReasonNoRolloutInProgress},
-		"several progressing are sorted": {mcs: []cachev1alpha1.Memcached{mc("z", 1, 1, metav1.ConditionTrue), mc("y", 1, 1, metav1.ConditionTrue)}, want: metav1.ConditionFalse, wantReason: ReasonUpgradeableRolloutInProgress, wantNames: "ns/y, ns/z"},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			g := NewWithT(t)
-			status, reason, msg := upgradeable(tc.mcs)
-			g.Expect(status).To(Equal(tc.want))
-			g.Expect(reason).To(Equal(tc.wantReason))
-			if tc.wantNames != "" {
-				g.Expect(msg).To(HaveSuffix(": " + tc.wantNames))
-			}
-		})
-	}
-}
 
 // recordedCondition is an OperatorCondition that records every status written to it.
 type recordedCondition struct {
@@ -123,7 +83,7 @@ func TestUpgradeableAfterRestartMidRollout(t *testing.T) {
 	})
 	g.Expect(err).NotTo(HaveOccurred())
 	cond := &recordedCondition{}
-	g.Expect((&UpgradeableReconciler{Reader: mgr.GetCache(), Condition: cond}).SetupWithManager(mgr)).To(Succeed())
+	g.Expect((&upgradeable.Reconciler{Reader: mgr.GetCache(), Condition: cond}).SetupWithManager(mgr)).To(Succeed())
 	ctx, cancel := context.WithCancel(testCtx)
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
@@ -152,11 +112,11 @@ func TestUpgradeableMissingConditionLoggedOnce(t *testing.T) {
 	var logs bytes.Buffer
 	ctx := logf.IntoContext(testCtx, zap.New(zap.WriteTo(&logs)))
 	cond := &missingCondition{}
-	r := &UpgradeableReconciler{Reader: k8sClient, Condition: cond}
+	r := &upgradeable.Reconciler{Reader: k8sClient, Condition: cond}
 	for range 3 {
-		res, err := r.Reconcile(ctx, upgradeableKey)
+		res, err := r.Reconcile(ctx, ctrl.Request{})
 		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(res.RequeueAfter).To(Equal(upgradeableRetry))
+		g.Expect(res.RequeueAfter).To(Equal(upgradeable.RetryInterval))
 	}
 	g.Expect(cond.written()).To(HaveLen(3), "tried on every reconcile")
 	g.Expect(strings.Count(logs.String(), "OperatorCondition not found")).To(Equal(1), "logged once:\n%s", logs.String())

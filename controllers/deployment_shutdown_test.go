@@ -25,7 +25,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -219,7 +218,7 @@ func TestGracefulShutdownDefaultsKeepAnOlderPodTemplate(t *testing.T) {
 	g := NewWithT(t)
 	const ns, name = "t-shutdown", "older"
 	mc := newMemcached(ns, name, 2)
-	mc.Annotations = map[string]string{PauseAnnotation: "true"}
+	mc.Annotations = map[string]string{cachev1alpha1.PauseAnnotation: "true"}
 	g.Expect(k8sClient.Create(testCtx, mc)).To(Succeed())
 	mc = getMemcached(g, ns, name)
 
@@ -231,7 +230,7 @@ func TestGracefulShutdownDefaultsKeepAnOlderPodTemplate(t *testing.T) {
 	g.Expect(k8sClient.Create(testCtx, old)).To(Succeed())
 	g.Expect(old.Spec.Template.Spec.TerminationGracePeriodSeconds).To(HaveValue(Equal(int64(30))), "the API server's default")
 
-	patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"`+PauseAnnotation+`":null}}}`))
+	patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"`+cachev1alpha1.PauseAnnotation+`":null}}}`))
 	g.Expect(k8sClient.Patch(testCtx, getMemcached(g, ns, name), patch)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		mc := getMemcached(g, ns, name)
@@ -243,29 +242,4 @@ func TestGracefulShutdownDefaultsKeepAnOlderPodTemplate(t *testing.T) {
 		g.Expect(k8sClient.Get(testCtx, key(ns, name), d)).To(Succeed())
 		g.Expect(d.ResourceVersion).To(Equal(old.ResourceVersion), "the older Deployment must not be written")
 	}, 2*time.Second, 200*time.Millisecond).Should(Succeed())
-}
-
-// The Go twin of the CEL rule compares the fields with their defaults filled, as the API server
-// does before it evaluates the rule, so an object built in Go is judged like a stored one.
-func TestGracefulShutdownErrorsWithDefaults(t *testing.T) {
-	tests := map[string]struct {
-		delay, grace *int32
-		wantErr      bool
-	}{
-		"both unset":                         {},
-		"delay 29, grace unset (30)":         {delay: ptr.To[int32](29)},
-		"delay 30, grace unset (30)":         {delay: ptr.To[int32](30), wantErr: true},
-		"delay unset (0), grace 1":           {grace: ptr.To[int32](1)},
-		"delay 10, grace 10":                 {delay: ptr.To[int32](10), grace: ptr.To[int32](10), wantErr: true},
-		"delay 301 out of range, grace 3600": {delay: ptr.To[int32](301), grace: ptr.To[int32](3600), wantErr: true},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			errs := gracefulShutdownErrors(field.NewPath("spec", "gracefulShutdown"),
-				cachev1alpha1.GracefulShutdownSpec{PreStopDelaySeconds: tc.delay, TerminationGracePeriodSeconds: tc.grace})
-			if got := len(errs) > 0; got != tc.wantErr {
-				t.Fatalf("errors %v, want an error: %v", errs, tc.wantErr)
-			}
-		})
-	}
 }

@@ -22,8 +22,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/utils/ptr"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 )
@@ -96,48 +94,4 @@ func exporterContainers(mc *cachev1alpha1.Memcached, opts Options) []corev1.Cont
 		},
 		SecurityContext: restrictedContainerSecurityContext(),
 	}}
-}
-
-// restrictedContainerSecurityContext is the container security context of every operand
-// container: the restricted Pod Security profile's settings plus a read-only root filesystem.
-func restrictedContainerSecurityContext() *corev1.SecurityContext {
-	return &corev1.SecurityContext{
-		AllowPrivilegeEscalation: ptr.To(false),
-		ReadOnlyRootFilesystem:   ptr.To(true),
-		RunAsNonRoot:             ptr.To(true),
-		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-	}
-}
-
-// metricsServicePorts returns the headless Service's "metrics" port (9150, to the exporter's
-// named port) when monitoring is on, else nil.
-func metricsServicePorts(mc *cachev1alpha1.Memcached) []corev1.ServicePort {
-	if !monitoringEnabled(mc) {
-		return nil
-	}
-	return []corev1.ServicePort{{
-		Name:       metricsPortName,
-		Port:       cachev1alpha1.ExporterPort,
-		TargetPort: intstr.FromString(metricsPortName),
-		Protocol:   corev1.ProtocolTCP,
-	}}
-}
-
-// monitoringErrors is validateSpec's twin of the CRD rules on spec.monitoring (spec is the path of
-// spec): the OpenAPI bounds and pattern of monitoring.image, and the spec-level CEL rule that
-// monitoring needs the Service (its metrics port and the ServiceMonitor's target).
-func monitoringErrors(spec *field.Path, s cachev1alpha1.MemcachedSpec) field.ErrorList {
-	var errs field.ErrorList
-	p := spec.Child("monitoring")
-	if img := s.Monitoring.Image; img != "" {
-		errs = append(errs, maxLength(p.Child("image"), img, 512)...)
-		if !imageReference.MatchString(img) {
-			errs = append(errs, field.Invalid(p.Child("image"), img, "must be an image reference ([host[:port]/]path[:tag][@digest])"))
-		}
-	}
-	if monitoringEnabled(&cachev1alpha1.Memcached{Spec: s}) && s.Service.Enabled != nil && !*s.Service.Enabled {
-		errs = append(errs, field.Invalid(p.Child("enabled"), true,
-			"spec.monitoring.enabled requires spec.service.enabled: the metrics port and the ServiceMonitor are on the headless Service"))
-	}
-	return errs
 }

@@ -14,7 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+// Package upgradeable is the operator's second controller: it publishes the OLM OperatorCondition
+// "Upgradeable" from the Memcacheds' stored status. It depends only on the API.
+package upgradeable
 
 import (
 	"context"
@@ -41,31 +43,31 @@ import (
 )
 
 const (
-	// UpgradeableControllerName names the Upgradeable controller in logs and metrics.
-	UpgradeableControllerName = "upgradeable"
-	// upgradeableRetry is how often a missing OperatorCondition is looked for again.
-	upgradeableRetry = time.Minute
+	// ControllerName names the Upgradeable controller in logs and metrics.
+	ControllerName = "upgradeable"
+	// RetryInterval is how often a missing OperatorCondition is looked for again.
+	RetryInterval = time.Minute
 )
 
 // Reasons of the OperatorCondition Upgradeable.
 const (
 	// ReasonNoRolloutInProgress: no watched Memcached is progressing; OLM may upgrade the operator.
 	ReasonNoRolloutInProgress = "NoRolloutInProgress"
-	// ReasonUpgradeableRolloutInProgress: some Memcached is progressing; OLM holds operator upgrades.
-	ReasonUpgradeableRolloutInProgress = "RolloutInProgress"
+	// ReasonRolloutInProgress: some Memcached is progressing; OLM holds operator upgrades.
+	ReasonRolloutInProgress = "RolloutInProgress"
 )
 
-// upgradeableKey is the one request of the Upgradeable controller: every Memcached event maps to it.
-var upgradeableKey = reconcile.Request{NamespacedName: types.NamespacedName{Name: "upgradeable"}}
+// key is the one request of the Upgradeable controller: every Memcached event maps to it.
+var key = reconcile.Request{NamespacedName: types.NamespacedName{Name: "upgradeable"}}
 
-// UpgradeableReconciler publishes the OLM OperatorCondition "Upgradeable" of the operator, computed
+// Reconciler publishes the OLM OperatorCondition "Upgradeable" of the operator, computed
 // from the manager's cache alone: False while any watched Memcached is progressing (so OLM holds an
 // operator upgrade until the operands are stable), True otherwise. It is its own controller with a
 // single key, so its reconciles never run concurrently and it keeps no shared state: what it
 // publishes after a restart depends only on the Memcacheds' stored status, never on what this
 // process has seen so far. See
 // https://olm.operatorframework.io/docs/advanced-tasks/communicating-operator-conditions-to-olm/.
-type UpgradeableReconciler struct {
+type Reconciler struct {
 	// Reader reads Memcacheds from the manager's cache.
 	client.Reader
 	// Condition writes the OperatorCondition named by OPERATOR_CONDITION_NAME (operator-lib).
@@ -79,8 +81,8 @@ type UpgradeableReconciler struct {
 
 // Reconcile lists the watched Memcacheds and writes Upgradeable when it differs from what was last
 // written. A missing OperatorCondition (deleted, or not yet created by OLM) is logged once and
-// looked for again every upgradeableRetry.
-func (r *UpgradeableReconciler) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Result, error) {
+// looked for again every RetryInterval.
+func (r *Reconciler) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Result, error) {
 	list := &cachev1alpha1.MemcachedList{}
 	if err := r.List(ctx, list); err != nil {
 		return ctrl.Result{}, fmt.Errorf("failed to list Memcacheds: %w", err)
@@ -96,7 +98,7 @@ func (r *UpgradeableReconciler) Reconcile(ctx context.Context, _ ctrl.Request) (
 				log.Info("OperatorCondition not found: Upgradeable not reported until it exists", "error", err.Error())
 				r.missingLogged = true
 			}
-			return ctrl.Result{RequeueAfter: upgradeableRetry}, nil
+			return ctrl.Result{RequeueAfter: RetryInterval}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("failed to set OperatorCondition Upgradeable=%s: %w", status, err)
 	}
@@ -113,7 +115,7 @@ func upgradeable(mcs []cachev1alpha1.Memcached) (metav1.ConditionStatus, string,
 	var names []string
 	for i := range mcs {
 		mc := &mcs[i]
-		if paused(mc) || !mc.DeletionTimestamp.IsZero() {
+		if mc.Paused() || !mc.DeletionTimestamp.IsZero() {
 			continue
 		}
 		if mc.Status.ObservedGeneration != mc.Generation || meta.IsStatusConditionTrue(mc.Status.Conditions, cachev1alpha1.ConditionProgressing) {
@@ -124,19 +126,19 @@ func upgradeable(mcs []cachev1alpha1.Memcached) (metav1.ConditionStatus, string,
 		return metav1.ConditionTrue, ReasonNoRolloutInProgress, "no Memcached instance is rolling out"
 	}
 	slices.Sort(names)
-	return metav1.ConditionFalse, ReasonUpgradeableRolloutInProgress, "Memcached instances are rolling out: " + strings.Join(names, ", ")
+	return metav1.ConditionFalse, ReasonRolloutInProgress, "Memcached instances are rolling out: " + strings.Join(names, ", ")
 }
 
 // SetupWithManager registers the controller. Every Memcached event, and one event when it starts
 // (after the cache has synced, so the first reconcile sees every instance), enqueue its one key.
-func (r *UpgradeableReconciler) SetupWithManager(mgr ctrl.Manager) error {
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	toKey := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
-		return []reconcile.Request{upgradeableKey}
+		return []reconcile.Request{key}
 	})
 	start := make(chan event.GenericEvent, 1)
 	start <- event.GenericEvent{Object: &cachev1alpha1.Memcached{}}
 	return ctrl.NewControllerManagedBy(mgr).
-		Named(UpgradeableControllerName).
+		Named(ControllerName).
 		Watches(&cachev1alpha1.Memcached{}, toKey).
 		WatchesRawSource(source.Channel(start, toKey)).
 		Complete(r)

@@ -1,0 +1,328 @@
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
+)
+
+// Validate returns every rule of the CRD that mc breaks, each naming its field: the OpenAPI bounds
+// and the CEL rules written as markers in this package, checked again in Go, one check per marker,
+// with the same bounds and the messages of the CEL rules. The operator needs them because an
+// object stored under an older, looser CRD keeps its invalid fields through a CRD upgrade: the API
+// server does not re-validate stored objects, and on update it keeps an unchanged invalid field
+// (validation ratcheting, KEP-4008; OLM checks stored objects against a new CRD's OpenAPI schema
+// only, not its CEL rules:
+// https://github.com/operator-framework/operator-lifecycle-manager/issues/933). The envtest
+// TestGoValidationMatchesAdmission (controllers) proves, rule by rule on the same inputs, that
+// these checks refuse what admission refuses. ValidateResources checks what the schema cannot.
+//
+// Two values admission refuses cannot be seen in the typed spec: an empty spec.image and an empty
+// spec.antiAffinityPreset read as "unset", and the operator uses their defaults.
+func (mc *Memcached) Validate() field.ErrorList {
+	var errs field.ErrorList
+	if name := mc.Name; len(name) > 63 || !dns1035.MatchString(name) {
+		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name,
+			"metadata.name must be a DNS-1035 label of at most 63 characters: it names the Service and labels the pods"))
+	}
+	return append(errs, mc.Spec.validate(field.NewPath("spec"))...)
+}
+
+var (
+	// dns1035 is the CEL rule on metadata.name: a DNS-1035 label (it names the Service).
+	dns1035 = regexp.MustCompile(`^[a-z]([-a-z0-9]*[a-z0-9])?$`)
+	// imageReference is the OpenAPI pattern of spec.image.
+	imageReference = regexp.MustCompile(ImageReferencePattern)
+	// allowedExtraArg is the CEL rule on spec.memcached.extraArgs (an argument starting with '-').
+	allowedExtraArg = regexp.MustCompile(`^-[MRBfnLCDbFXo]$`)
+	// dns1123Subdomain is the OpenAPI pattern of the Secret names in spec.tls and spec.auth.
+	dns1123Subdomain = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+	// secretKey is the OpenAPI pattern of the Secret keys in spec.tls and spec.auth.
+	secretKey = regexp.MustCompile(`^[-._a-zA-Z0-9]+$`)
+)
+
+// Quantities of the CEL rules on spec.memcached.maxItemSize, in bytes.
+var (
+	minItemSize = resource.MustParse("512Ki")
+	maxItemSize = resource.MustParse("1Gi")
+)
+
+// slabChunk is memcached's slab chunk size in bytes: -I must be a multiple of it.
+const slabChunk = 524288.0
+
+// validate checks the CRD rules of the spec (path spec).
+func (s *MemcachedSpec) validate(spec *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	errs = append(errs, between(spec.Child("size"), int64(s.Size), 1, 64)...)
+	errs = append(errs, between(spec.Child("minReadySeconds"), int64(s.MinReadySeconds), 0, 3600)...)
+	if s.Image != "" {
+		errs = append(errs, ValidateImageReference(spec.Child("image"), s.Image)...)
+	}
+	errs = append(errs, memcachedConfigErrors(spec.Child("memcached"), s.Memcached)...)
+	switch s.AntiAffinityPreset {
+	case "", AntiAffinityNone, AntiAffinitySoft, AntiAffinityHard:
+	default:
+		errs = append(errs, field.NotSupported(spec.Child("antiAffinityPreset"), s.AntiAffinityPreset,
+			[]AntiAffinityPreset{AntiAffinityNone, AntiAffinitySoft, AntiAffinityHard}))
+	}
+	errs = append(errs, maxLength(spec.Child("priorityClassName"), s.PriorityClassName, 253)...)
+	if pdb := s.PodDisruptionBudget; pdb.MinAvailable != nil && pdb.MaxUnavailable != nil {
+		errs = append(errs, field.Invalid(spec.Child("podDisruptionBudget"), "minAvailable and maxUnavailable",
+			"set at most one of minAvailable and maxUnavailable"))
+	}
+	errs = append(errs, gracefulShutdownErrors(spec.Child("gracefulShutdown"), s.GracefulShutdown)...)
+	errs = append(errs, networkPolicyErrors(spec.Child("networkPolicy"), s.NetworkPolicy)...)
+	errs = append(errs, tlsErrors(spec.Child("tls"), s.TLS)...)
+	errs = append(errs, authErrors(spec.Child("auth"), s.Auth)...)
+	if s.Auth != nil && slices.Contains(s.Memcached.ExtraArgs, "-B") {
+		errs = append(errs, field.Invalid(spec.Child("memcached", "extraArgs"), "-B",
+			"-B is not allowed with spec.auth: memcached's ASCII authentication works only with the ASCII protocol (memcached refuses to start otherwise)"))
+	}
+	errs = append(errs, monitoringErrors(spec, s)...)
+	return errs
+}
+
+// gracefulShutdownErrors checks spec.gracefulShutdown (path p). The API server fills both fields'
+// defaults before its CEL rule compares them; so does this comparison, for an object built in Go.
+func gracefulShutdownErrors(p *field.Path, g GracefulShutdownSpec) field.ErrorList {
+	var errs field.ErrorList
+	if g.PreStopDelaySeconds != nil {
+		errs = append(errs, between(p.Child("preStopDelaySeconds"), int64(*g.PreStopDelaySeconds), 0, 300)...)
+	}
+	if g.TerminationGracePeriodSeconds != nil {
+		errs = append(errs, between(p.Child("terminationGracePeriodSeconds"), int64(*g.TerminationGracePeriodSeconds), 1, 3600)...)
+	}
+	delay := ptr.Deref(g.PreStopDelaySeconds, DefaultPreStopDelaySeconds)
+	grace := ptr.Deref(g.TerminationGracePeriodSeconds, DefaultTerminationGracePeriodSeconds)
+	if grace <= delay {
+		errs = append(errs, field.Invalid(p.Child("terminationGracePeriodSeconds"), grace,
+			"terminationGracePeriodSeconds must be greater than preStopDelaySeconds (the kubelet kills the container when the grace period ends, preStop delay included)"))
+	}
+	return errs
+}
+
+// networkPolicyErrors checks spec.networkPolicy (path p). The peers' selectors and ipBlock are core
+// types the API server validates again when it validates the NetworkPolicy.
+func networkPolicyErrors(p *field.Path, n NetworkPolicySpec) field.ErrorList {
+	var errs field.ErrorList
+	if n.Enabled && len(n.From) == 0 {
+		errs = append(errs, field.Invalid(p.Child("from"), "[]",
+			"spec.networkPolicy.from must list at least one peer when the policy is enabled (an empty list would admit no client; to admit every pod of the namespace use [{podSelector: {}}])"))
+	}
+	peers := func(p *field.Path, list []networkingv1.NetworkPolicyPeer) {
+		if len(list) > 32 {
+			errs = append(errs, field.TooMany(p, len(list), 32))
+		}
+		for i, peer := range list {
+			selector := peer.PodSelector != nil || peer.NamespaceSelector != nil
+			if !selector && peer.IPBlock == nil {
+				errs = append(errs, field.Invalid(p.Index(i), "{}", "a peer must set podSelector, namespaceSelector or ipBlock"))
+			}
+			if selector && peer.IPBlock != nil {
+				errs = append(errs, field.Invalid(p.Index(i), "ipBlock", "a peer with ipBlock must not set podSelector or namespaceSelector"))
+			}
+		}
+	}
+	peers(p.Child("from"), n.From)
+	peers(p.Child("metricsFrom"), n.MetricsFrom)
+	return errs
+}
+
+// tlsErrors checks spec.tls (path p). Empty optional fields read as unset (their defaults apply).
+func tlsErrors(p *field.Path, t *TLSSpec) field.ErrorList {
+	if t == nil {
+		return nil
+	}
+	errs := secretNameErrors(p.Child("secretName"), t.SecretName)
+	if ca := t.ClientCA; ca != nil {
+		cp := p.Child("clientCA")
+		if ca.SecretName != "" {
+			errs = append(errs, secretNameErrors(cp.Child("secretName"), ca.SecretName)...)
+		}
+		if ca.Key != "" {
+			errs = append(errs, secretKeyErrors(cp.Child("key"), ca.Key)...)
+		}
+		switch ca.Verification {
+		case "", ClientCertificateRequest, ClientCertificateRequire:
+		default:
+			errs = append(errs, field.NotSupported(cp.Child("verification"), ca.Verification,
+				[]ClientCertificateVerification{ClientCertificateRequest, ClientCertificateRequire}))
+		}
+	}
+	return errs
+}
+
+// authErrors checks spec.auth (path p).
+func authErrors(p *field.Path, a *AuthSpec) field.ErrorList {
+	if a == nil {
+		return nil
+	}
+	errs := secretNameErrors(p.Child("secretName"), a.SecretName)
+	if a.Key != "" {
+		errs = append(errs, secretKeyErrors(p.Child("key"), a.Key)...)
+	}
+	return errs
+}
+
+// secretNameErrors checks a required Secret name: present, at most 253 characters, a DNS-1123
+// subdomain.
+func secretNameErrors(p *field.Path, name string) field.ErrorList {
+	if name == "" {
+		return field.ErrorList{field.Required(p, "")}
+	}
+	errs := maxLength(p, name, 253)
+	if !dns1123Subdomain.MatchString(name) {
+		errs = append(errs, field.Invalid(p, name, "must be a Secret name (a DNS-1123 subdomain)"))
+	}
+	return errs
+}
+
+// secretKeyErrors checks a Secret key: at most 253 characters of [-._a-zA-Z0-9].
+func secretKeyErrors(p *field.Path, key string) field.ErrorList {
+	errs := maxLength(p, key, 253)
+	if !secretKey.MatchString(key) {
+		errs = append(errs, field.Invalid(p, key, "must be a Secret key ([-._a-zA-Z0-9]+)"))
+	}
+	return errs
+}
+
+// memcachedConfigErrors checks spec.memcached (path p).
+func memcachedConfigErrors(p *field.Path, c MemcachedConfig) field.ErrorList {
+	var errs field.ErrorList
+	errs = append(errs, between(p.Child("maxMemoryMB"), int64(c.MaxMemoryMB), 8, 1048576)...)
+	errs = append(errs, between(p.Child("maxConnections"), int64(c.MaxConnections), 10, 1048576)...)
+	errs = append(errs, between(p.Child("threads"), int64(c.Threads), 1, 256)...)
+	errs = append(errs, between(p.Child("verbosity"), int64(c.Verbosity), 0, 2)...)
+	if q := c.MaxItemSize; q != nil {
+		// The CEL rules compare quantities exactly and test the multiple on approximate floats
+		// (quantity.asApproximateFloat()); so does this.
+		f := q.AsApproximateFloat64()
+		if q.Cmp(minItemSize) < 0 || q.Cmp(maxItemSize) > 0 || math.Trunc(f/slabChunk)*slabChunk != f {
+			errs = append(errs, field.Invalid(p.Child("maxItemSize"), q.String(),
+				"must be a multiple of 512Ki between 512Ki and 1Gi (memcached's -I must be a multiple of its slab chunk size, 512 KiB)"))
+		}
+		if f*2.0 > float64(c.MaxMemoryMB)*1048576.0 {
+			errs = append(errs, field.Invalid(p.Child("maxItemSize"), q.String(),
+				"spec.memcached.maxItemSize must be at most half of maxMemoryMB (memcached refuses to start otherwise)"))
+		}
+	}
+	args := p.Child("extraArgs")
+	if len(c.ExtraArgs) > 32 {
+		errs = append(errs, field.TooMany(args, len(c.ExtraArgs), 32))
+	}
+	for i, a := range c.ExtraArgs {
+		errs = append(errs, maxLength(args.Index(i), a, 256)...)
+	}
+	for _, a := range c.ExtraArgs {
+		if strings.HasPrefix(a, "-") && !allowedExtraArg.MatchString(a) {
+			errs = append(errs, field.Invalid(args, a,
+				`options must be one of -M, -R, -B, -f, -n, -L, -C, -D, -b, -F, -X, -o, each its own argument (values as separate arguments, e.g. ["-R", "40"]); long options and bundled flags are not allowed`))
+			break
+		}
+	}
+	return errs
+}
+
+// between checks an OpenAPI minimum and maximum.
+func between(p *field.Path, v, lo, hi int64) field.ErrorList {
+	switch {
+	case v < lo:
+		return field.ErrorList{field.Invalid(p, v, fmt.Sprintf("should be greater than or equal to %d", lo))}
+	case v > hi:
+		return field.ErrorList{field.Invalid(p, v, fmt.Sprintf("should be less than or equal to %d", hi))}
+	}
+	return nil
+}
+
+// maxLength checks an OpenAPI maxLength, which counts characters, not bytes.
+func maxLength(p *field.Path, v string, n int) field.ErrorList {
+	if utf8.RuneCountInString(v) > n {
+		return field.ErrorList{field.TooLong(p, "", n)}
+	}
+	return nil
+}
+
+// monitoringErrors checks spec.monitoring (spec is the path of spec): the OpenAPI bounds and
+// pattern of monitoring.image, and the spec-level CEL rule that monitoring needs the Service (its
+// metrics port and the ServiceMonitor's target).
+func monitoringErrors(spec *field.Path, s *MemcachedSpec) field.ErrorList {
+	var errs field.ErrorList
+	p := spec.Child("monitoring")
+	if img := s.Monitoring.Image; img != "" {
+		errs = append(errs, ValidateImageReference(p.Child("image"), img)...)
+	}
+	if ptr.Deref(s.Monitoring.Enabled, false) && s.Service.Enabled != nil && !*s.Service.Enabled {
+		errs = append(errs, field.Invalid(p.Child("enabled"), true,
+			"spec.monitoring.enabled requires spec.service.enabled: the metrics port and the ServiceMonitor are on the headless Service"))
+	}
+	return errs
+}
+
+// MaxImageLength is the maxLength of spec.image and spec.monitoring.image, in characters.
+const MaxImageLength = 512
+
+// ValidateImageReference checks img (at path p) against the one rule of every image reference the
+// operator takes, spec.image, spec.monitoring.image and the operator's RELATED_IMAGE_* defaults
+// (which end up in the same fields): at most MaxImageLength characters (a field.ErrorTypeTooLong
+// error) and ImageReferencePattern (field.ErrorTypeInvalid), in that order.
+func ValidateImageReference(p *field.Path, img string) field.ErrorList {
+	errs := maxLength(p, img, MaxImageLength)
+	if !imageReference.MatchString(img) {
+		errs = append(errs, field.Invalid(p, img, "must be an image reference ([host[:port]/]path[:tag][@digest])"))
+	}
+	return errs
+}
+
+// ValidateResources returns why spec.resources cannot be applied, or nil. It checks what the CRD
+// schema cannot: no request may exceed its limit, and a memory limit must be larger than
+// spec.memcached.maxMemoryMB (a CEL rule parsing the limit exceeds the API server's cost budget
+// because the core ResourceRequirements type has no length bounds).
+func (mc *Memcached) ValidateResources() error {
+	if mc.Spec.Resources == nil {
+		return nil
+	}
+	// The API server checks this only when it validates the Deployment, which would make every
+	// reconcile fail: report it as the spec problem it is.
+	for _, name := range slices.Sorted(maps.Keys(mc.Spec.Resources.Requests)) {
+		req := mc.Spec.Resources.Requests[name]
+		if limit, ok := mc.Spec.Resources.Limits[name]; ok && req.Cmp(limit) > 0 {
+			return fmt.Errorf("spec.resources.requests.%s (%s) must not exceed spec.resources.limits.%s (%s)", name, req.String(), name, limit.String())
+		}
+	}
+	limit, ok := mc.Spec.Resources.Limits[corev1.ResourceMemory]
+	if !ok {
+		return nil
+	}
+	items := resource.NewQuantity(int64(mc.Spec.Memcached.MaxMemoryMB)*1024*1024, resource.BinarySI)
+	if limit.Cmp(*items) <= 0 {
+		return fmt.Errorf("spec.memcached.maxMemoryMB (%dMi) must be lower than spec.resources.limits.memory (%s): memcached needs memory beyond its items for connections and hash tables",
+			mc.Spec.Memcached.MaxMemoryMB, limit.String())
+	}
+	return nil
+}

@@ -1,0 +1,193 @@
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package apply is the one generic way the operator makes an object it owns match what it wants:
+// create it with the Memcached as controller, merge-patch only the fields it owns when they
+// drifted, leave it alone otherwise, and never touch an object someone else owns. It depends only
+// on the API.
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+)
+
+// ConflictError reports an object that exists under a name the operator needs for a Memcached but
+// that this Memcached does not control. The operator never overwrites such an object.
+type ConflictError struct {
+	// Kind and Name identify the object, e.g. "Deployment" and "web".
+	Kind, Name string
+}
+
+// Error implements error.
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("%s %s already exists and is not owned by this Memcached", e.Kind, e.Name)
+}
+
+// Result says what Object did to the cluster; it is also the reason of the event about it.
+type Result string
+
+const (
+	// Unchanged: the object matched; no write.
+	Unchanged Result = "Unchanged"
+	// Created: the object was absent and has been created.
+	Created Result = "Created"
+	// Updated: the object drifted and its owned fields have been patched.
+	Updated Result = "Updated"
+)
+
+// Owned describes how to reconcile one kind the operator owns: Desired is built by a pure builder,
+// NeedsUpdate compares only the fields the operator owns (never server defaults), and Update copies
+// those fields from Desired into the live object. FromCache, when set, completes an object read
+// from the cache before it is compared (the Deployment's restoreDeployment: the cache holds its
+// labels and spec encoded).
+type Owned[T client.Object] struct {
+	// Kind names the kind in errors ("Deployment").
+	Kind string
+	// Desired is the object as the operator wants it, without owner reference.
+	Desired T
+	// Live is an empty object of the kind, filled by Object.
+	Live T
+	// NeedsUpdate reports whether live differs from desired in a field the operator owns.
+	NeedsUpdate func(live, desired T) bool
+	// Update copies the fields the operator owns from desired into live.
+	Update func(live, desired T)
+	// FromCache, when set, completes an object read from the cache before it is compared.
+	FromCache func(live T) error
+}
+
+// Object makes the object named like o.Desired match it and returns the live object. It creates the
+// object with mc as controller owner when absent, merge-patches the owned fields when NeedsUpdate
+// reports drift, and makes no API call otherwise. It returns a *ConflictError when an object of that
+// name exists that mc does not control (the object is left untouched), or an error wrapping the
+// API failure.
+//
+// Reads come from c (the manager's cache, which sees only objects labelled as managed); reader is an
+// uncached client used once, when a create reports AlreadyExists, to tell a foreign object from an
+// own one the cache has not seen yet.
+func Object[T client.Object](ctx context.Context, c client.Client, reader client.Reader, scheme *runtime.Scheme,
+	mc *cachev1alpha1.Memcached, o Owned[T]) (T, Result, error) {
+	key := client.ObjectKeyFromObject(o.Desired)
+	err := c.Get(ctx, key, o.Live)
+	switch {
+	case apierrors.IsNotFound(err):
+		if err := controllerutil.SetControllerReference(mc, o.Desired, scheme); err != nil {
+			return o.Live, Unchanged, fmt.Errorf("failed to set owner of %s %s: %w", o.Kind, key, err)
+		}
+		err := c.Create(ctx, o.Desired)
+		if err == nil {
+			return o.Desired, Created, nil
+		}
+		if apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
+			return o.Live, Unchanged, ErrNamespaceTerminating
+		}
+		if !apierrors.IsAlreadyExists(err) {
+			return o.Live, Unchanged, fmt.Errorf("failed to create %s %s: %w", o.Kind, key, err)
+		}
+		if err := reader.Get(ctx, key, o.Live); err != nil {
+			return o.Live, Unchanged, fmt.Errorf("failed to get %s %s: %w", o.Kind, key, err)
+		}
+		if err := NotControlled(o.Live, mc, o.Kind); err != nil {
+			return o.Live, Unchanged, err
+		}
+		// Ours, created by an earlier reconcile the cache has not caught up with: the watch event
+		// that follows brings us back.
+		return o.Live, Unchanged, nil
+	case err != nil:
+		return o.Live, Unchanged, fmt.Errorf("failed to get %s %s: %w", o.Kind, key, err)
+	}
+	if o.FromCache != nil {
+		if err := o.FromCache(o.Live); err != nil {
+			return o.Live, Unchanged, err
+		}
+	}
+
+	if err := NotControlled(o.Live, mc, o.Kind); err != nil {
+		return o.Live, Unchanged, err
+	}
+	if !o.NeedsUpdate(o.Live, o.Desired) {
+		return o.Live, Unchanged, nil
+	}
+	base := o.Live.DeepCopyObject().(client.Object)
+	o.Update(o.Live, o.Desired)
+	if err := c.Patch(ctx, o.Live, client.MergeFrom(base)); err != nil {
+		return o.Live, Unchanged, fmt.Errorf("failed to patch %s %s: %w", o.Kind, key, err)
+	}
+	return o.Live, Updated, nil
+}
+
+// DeleteIfOwned deletes the object named like obj when mc controls it (a feature was turned off).
+// Objects that are absent or not controlled by mc are left alone.
+func DeleteIfOwned(ctx context.Context, c client.Client, mc *cachev1alpha1.Memcached, kind string, obj client.Object) (bool, error) {
+	key := client.ObjectKeyFromObject(obj)
+	if err := c.Get(ctx, key, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		return false, fmt.Errorf("failed to get %s %s: %w", kind, key, err)
+	}
+	if !metav1.IsControlledBy(obj, mc) {
+		return false, nil
+	}
+	if err := c.Delete(ctx, obj, client.Preconditions{UID: ptr.To(obj.GetUID())}); err != nil && !apierrors.IsNotFound(err) {
+		return false, fmt.Errorf("failed to delete %s %s: %w", kind, key, err)
+	}
+	return true, nil
+}
+
+// ErrWaitingForGC reports an object still controlled by a deleted Memcached of the same name (the
+// user deleted and recreated the instance): the garbage collector removes it shortly, so the
+// instance waits instead of reporting a conflict.
+var ErrWaitingForGC = errors.New("waiting for the garbage collector to remove the object of a deleted Memcached of the same name")
+
+// leftoverOf reports whether obj is being deleted, or is controlled by another Memcached of
+// mc's name, which can only be a deleted one (names are unique in a namespace).
+func leftoverOf(obj client.Object, mc *cachev1alpha1.Memcached) bool {
+	if obj.GetDeletionTimestamp() != nil {
+		return true
+	}
+	ref := metav1.GetControllerOf(obj)
+	return ref != nil && ref.Kind == "Memcached" && ref.APIVersion == cachev1alpha1.GroupVersion.String() &&
+		ref.Name == mc.Name && ref.UID != mc.UID
+}
+
+// ErrNamespaceTerminating reports that an object could not be created because its namespace is
+// being deleted: the instance is going away with it, so this is not a failure to report.
+var ErrNamespaceTerminating = errors.New("namespace is terminating")
+
+// NotControlled returns nil when mc controls live; ErrWaitingForGC when live is left over from a
+// deleted Memcached of the same name; a *ConflictError otherwise.
+func NotControlled(live client.Object, mc *cachev1alpha1.Memcached, kind string) error {
+	switch {
+	case metav1.IsControlledBy(live, mc):
+		return nil
+	case leftoverOf(live, mc):
+		return ErrWaitingForGC
+	default:
+		return &ConflictError{Kind: kind, Name: live.GetName()}
+	}
+}
