@@ -24,39 +24,22 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
-// validateSpec's checks of what the CRD cannot check; its twins of the CRD's rules are proven
-// against admission in TestGoValidationMatchesAdmission.
+// validateSpec joins the API's rules (each tested in api/v1alpha1) into the one message the
+// InvalidSpec condition carries: every broken field of both kinds named at once, nil when none.
 func TestValidateSpec(t *testing.T) {
-	tests := map[string]struct {
-		limit, cpuRequest, cpuLimit string
-		wantErr                     string
-	}{
-		"no limit":                  {},
-		"limit above memory":        {limit: "100Mi"},
-		"limit equal":               {limit: "64Mi", wantErr: "spec.memcached.maxMemoryMB (64Mi) must be lower than spec.resources.limits.memory (64Mi)"},
-		"limit below":               {limit: "32Mi", wantErr: "spec.resources.limits.memory"},
-		"cpu request within limit":  {cpuRequest: "500m", cpuLimit: "1"},
-		"cpu request above limit":   {cpuRequest: "2", cpuLimit: "1", wantErr: "spec.resources.requests.cpu (2) must not exceed spec.resources.limits.cpu (1)"},
-		"request without any limit": {cpuRequest: "2"},
+	if err := validateSpec(defaulted("a")); err != nil {
+		t.Fatalf("validateSpec(defaulted) = %v, want nil", err)
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			mc := defaulted("a")
-			r := &corev1.ResourceRequirements{Limits: corev1.ResourceList{}, Requests: corev1.ResourceList{}}
-			if tc.limit != "" {
-				r.Limits[corev1.ResourceMemory] = resource.MustParse(tc.limit)
-			}
-			if tc.cpuLimit != "" {
-				r.Limits[corev1.ResourceCPU] = resource.MustParse(tc.cpuLimit)
-			}
-			if tc.cpuRequest != "" {
-				r.Requests[corev1.ResourceCPU] = resource.MustParse(tc.cpuRequest)
-			}
-			mc.Spec.Resources = r
-			err := validateSpec(mc)
-			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
-				t.Errorf("validateSpec() = %v, want error containing %q", err, tc.wantErr)
-			}
-		})
+	mc := defaulted("a")
+	mc.Spec.Image = "Not An Image!"
+	mc.Spec.Resources = &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("32Mi")}}
+	err := validateSpec(mc)
+	if err == nil {
+		t.Fatal("validateSpec() = nil, want the image and the memory limit named")
+	}
+	for _, want := range []string{"spec.image", "spec.resources.limits.memory"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("validateSpec() = %q, does not name %s", err, want)
+		}
 	}
 }
