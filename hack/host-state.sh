@@ -46,10 +46,7 @@ case ${1:-} in
     [ -z "$(node_procs)" ] || die "a node's processes still run (make cluster-down NODE=real first): $(node_procs | tr '\n' ';')"
     node_network_down
     node_cgroups_down || true
-    for ns in /run/netns/cni-*; do
-      [ -e "$ns" ] || continue
-      umount "$ns" 2>/dev/null; rm -f "$ns" && step "removed leftover network namespace ${ns##*/}"
-    done
+    node_netns_down
     [ -e "$NODE_STATE" ] && { umount_under "$NODE_STATE"; rm -rf "$NODE_STATE"; step "removed $NODE_STATE"; }
     exec "$0" leftovers ;;
   "") ;;

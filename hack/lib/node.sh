@@ -520,12 +520,17 @@ node_down() {
   stop_group containerd
   umount_under "$node_dir"
   umount_under "$NODE_STATE"
-  # Network namespaces the node's sandboxes left (CNI names them cni-<uuid>).
+  node_netns_down
+}
+
+# node_netns_down: the network namespaces the node's sandboxes left (CNI names them cni-<uuid>).
+node_netns_down() {
   local ns
   for ns in /run/netns/cni-*; do
     [ -e "$ns" ] || continue
     umount "$ns" 2>/dev/null; rm -f "$ns" && step "removed leftover network namespace ${ns##*/}"
   done
+  return 0
 }
 
 # node_host_down: the host changes, once the API server (which listens on NODE_IP, and whose
