@@ -312,6 +312,30 @@ scorecard-tools: ## Build operator-sdk's scorecard-test and our memcached-scorec
 	@hack/build-olm-tools.sh scorecard-test
 	go build -o $(LOCALBIN)/memcached-scorecard-tests ./test/scorecard/cmd/memcached-scorecard-tests
 
+# SCORECARD_IMG is the custom scorecard test image (scorecard.Dockerfile: our tests of
+# test/scorecard/cmd/memcached-scorecard-tests). Its default is the name config/scorecard, and so
+# the bundle's tests/scorecard/config.yaml, gives it; `make scorecard-config` writes that
+# configuration with the SCORECARD_IMG you push (docs/olm.md, "Scorecard in a release pipeline").
+SCORECARD_IMG ?= $(IMAGE_TAG_BASE)-scorecard-tests:v0.1.0
+SCORECARD_CONFIG ?= dist/scorecard/config.yaml
+
+.PHONY: scorecard-build
+scorecard-build: ## Build the custom scorecard test image SCORECARD_IMG (scorecard.Dockerfile) with CONTAINER_TOOL.
+	$(call need-registry,$(BUILDER_IMAGE) $(BASE_IMAGE))
+	$(call container-build,scorecard.Dockerfile,$(SCORECARD_IMG),--build-arg BUILDER_IMAGE=$(BUILDER_IMAGE) --build-arg BASE_IMAGE=$(BASE_IMAGE) $(if $(filter buildah,$(CONTAINER_TOOL)),$(BUILDAH_GO_FLAGS)))
+
+.PHONY: scorecard-push
+scorecard-push: ## Push the custom scorecard test image SCORECARD_IMG with CONTAINER_TOOL.
+	$(call container-push,$(SCORECARD_IMG))
+
+.PHONY: scorecard-config
+scorecard-config: kustomize ## Write SCORECARD_CONFIG (dist/scorecard/config.yaml): the bundle's scorecard configuration (config/scorecard) naming SCORECARD_IMG, for operator-sdk scorecard --config.
+	mkdir -p $(dir $(SCORECARD_CONFIG))
+	$(KUSTOMIZE) build config/scorecard | sed 's#registry.example.com/memcached-operator-scorecard-tests:v0.1.0$$#$(SCORECARD_IMG)#' > $(SCORECARD_CONFIG).tmp
+	grep -q 'image: $(SCORECARD_IMG)$$' $(SCORECARD_CONFIG).tmp || { echo "config/scorecard names no registry.example.com/memcached-operator-scorecard-tests:v0.1.0 to replace" >&2; exit 1; }
+	mv $(SCORECARD_CONFIG).tmp $(SCORECARD_CONFIG)
+	@echo "wrote $(SCORECARD_CONFIG) (custom tests from $(SCORECARD_IMG)): operator-sdk scorecard bundle --config $(SCORECARD_CONFIG)"
+
 .PHONY: catalog
 catalog: check-channels opm catalog-tool ## Release bundle/ (VERSION) into the catalog template as the new head of RELEASE_CHANNEL (candidate), pinned by BUNDLE_DIGEST (default: the digest of its reproducible bundle image, built now), render catalog/ from the template, then validate. Needs the local registry.
 	digest="$(BUNDLE_DIGEST)"; [ -n "$$digest" ] || digest=$$(CONTAINER_TOOL="$(CONTAINER_TOOL)" $(CATALOG_RENDER) build $(VERSION)); \

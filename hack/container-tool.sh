@@ -18,8 +18,7 @@ if command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1; then
   echo docker
   exit 0
 fi
-why="no Docker engine"
-command -v docker >/dev/null 2>&1 && why="docker installed but no engine answers"
+why="no Docker engine answers"
 if command -v podman >/dev/null 2>&1; then
   echo ">> CONTAINER_TOOL=podman ($why)" >&2
   echo podman
