@@ -51,8 +51,28 @@ fi
 
 start=$(date +%s)
 echo ">> building $name $version (first build of a tool can take minutes; later runs skip it)" >&2
+# A build that takes longer than BUILD_TICK seconds (default 30) says so every BUILD_TICK seconds.
+# The ticker is killed when the build ends, fails or this script is interrupted (the EXIT trap);
+# its sleep is killed with it, and should this script be killed outright, it ends at its next tick.
+tick=${BUILD_TICK:-30}
+(
+  trap 'kill "$sp" 2>/dev/null; exit 0' TERM
+  while :; do
+    sleep "$tick" & sp=$!
+    wait "$sp"
+    kill -0 "$$" 2>/dev/null || exit 0
+    echo ">> still building $name $version: $(($(date +%s) - start))s" >&2
+  done
+) >/dev/null &
+ticker=$!
+stop_ticker() { kill "$ticker" 2>/dev/null || true; wait "$ticker" 2>/dev/null || true; }
+trap stop_ticker EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 export OUT
 "$@"
+stop_ticker
+trap - EXIT INT TERM
 echo "$version" >"$stamp"
 if [ -n "$cached" ]; then
   mkdir -p "$TOOLS_CACHE"

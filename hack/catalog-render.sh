@@ -12,7 +12,7 @@
 # (bundle.Dockerfile and bundle/ only, modes normalised to 0644/0755) — the one in hack/releases,
 # else the commit that added its bundle to catalog/ — or, for the Makefile's VERSION when no commit
 # has it yet (a release being cut), the work tree's;
-# buildah bud --timestamp 0, so the same sources always give the same digest. It is pushed to the
+# built with --timestamp 0, so the same sources always give the same digest. It is pushed to the
 # local registry as $REGISTRY/memcached-operator-bundle:vVERSION, and its digest must be the one the
 # template pins for that release (registry.example.com/memcached-operator-bundle@sha256:...),
 # otherwise the script fails: the release's published bundle is not what its commit builds.
@@ -23,8 +23,15 @@
 # check's rules) and writes it in our layout (package.yaml, channels.yaml, deprecations.yaml,
 # bundles/<bundle>.yaml).
 #
-# Needs the local registry (hack/registry.sh start; make registry-up), buildah and git history of
-# every release commit. Environment (defaults): REGISTRY_PORT=5000 BUILDAH_DIR=<repo>/.buildah
+# The build uses CONTAINER_TOOL (hack/container-tool.sh) when it is buildah or podman (buildah's
+# library; `podman build --timestamp 0`). The pinned digests are buildah's builds: its
+# io.buildah.version label is in each image's config, so they match only a buildah of the version
+# the releases were built with (the check names the digest it got). docker cannot reproduce them (no
+# --timestamp, no such label): with docker the build falls back to buildah, and fails without it.
+#
+# Needs the local registry (hack/registry.sh start; make registry-up), buildah or podman and git
+# history of every release commit. Environment (defaults): CONTAINER_TOOL=see above
+#   REGISTRY_PORT=5000 BUILDAH_DIR=<repo>/.buildah (buildah's storage)
 #   OPM=<repo>/bin/opm CATALOG_TOOL=<repo>/bin/catalog-tool VERSION=<the Makefile's VERSION>
 #   CATALOG_TEMPLATE=catalog-template/memcached-operator.yaml
 #   CATALOG_BUNDLE_REPO=registry.example.com/memcached-operator-bundle
@@ -45,6 +52,14 @@ t0=$(date +%s%N)
 # shellcheck source=lib/procs.sh
 . "$root/hack/lib/procs.sh"
 buildah() { command buildah --root "$BUILDAH_DIR/storage" --runroot "$BUILDAH_DIR/run" --storage-driver vfs "$@"; }
+CONTAINER_TOOL=${CONTAINER_TOOL:-$("$root/hack/container-tool.sh")}
+case $CONTAINER_TOOL in
+  buildah | podman) bundle_tool=$CONTAINER_TOOL ;;
+  *)
+    command -v buildah >/dev/null || die "the bundle images must be built reproducibly with buildah or podman (--timestamp 0); CONTAINER_TOOL=$CONTAINER_TOOL cannot, and neither is installed"
+    bundle_tool=buildah
+    echo ">> bundle images: buildah, not CONTAINER_TOOL=$CONTAINER_TOOL (reproducible builds need --timestamp 0)" >&2 ;;
+esac
 export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}"
 
 mode=${1:-render}
@@ -78,8 +93,13 @@ build_bundle() {
   # The same modes whatever the umask or checkout (COPY keeps them, and they are in the digest).
   find "$ctx" -type d -exec chmod 0755 {} +
   find "$ctx" -type f -exec chmod 0644 {} +
-  buildah bud --isolation chroot --timestamp 0 --quiet -f "$ctx/bundle.Dockerfile" -t "$local_repo:v$v" "$ctx" >/dev/null
-  buildah push --quiet --tls-verify=false --digestfile "$ctx.digest" "$local_repo:v$v" >/dev/null
+  if [ "$bundle_tool" = podman ]; then
+    podman build --timestamp 0 --quiet -f "$ctx/bundle.Dockerfile" -t "$local_repo:v$v" "$ctx" >/dev/null
+    podman push --quiet --tls-verify=false --digestfile "$ctx.digest" "$local_repo:v$v" >/dev/null
+  else
+    buildah bud --isolation chroot --timestamp 0 --quiet -f "$ctx/bundle.Dockerfile" -t "$local_repo:v$v" "$ctx" >/dev/null
+    buildah push --quiet --tls-verify=false --digestfile "$ctx.digest" "$local_repo:v$v" >/dev/null
+  fi
   cat "$ctx.digest"
 }
 

@@ -148,18 +148,18 @@ if [ "$any_alive" = 1 ]; then
   CLUSTER_DIR=$CLUSTER_DIR "$root/hack/cluster-down.sh"
 fi
 
-# ---------------------------------------------------------------- binaries
+# ---------------------------------------------------------------- fail fast, before the builds
+# What can fail in a second is checked before the binaries are built (a first build takes tens of
+# minutes): the host's packages, the ports, the free disk.
 if [ "$NODE" = real ]; then
   node_preflight
-  step "building binaries if needed (etcd, kube-apiserver, kubectl, kube-controller-manager, kube-scheduler, kubelet, kube-proxy, coredns, crictl)"
-  "$root/hack/build-kube.sh" etcd kube-apiserver kubectl kube-controller-manager kube-scheduler kubelet kube-proxy coredns crictl
+  binaries=(etcd kube-apiserver kubectl kube-controller-manager kube-scheduler kubelet kube-proxy coredns crictl)
 else
-  step "building binaries if needed (etcd, kube-apiserver, kubectl, kube-controller-manager, kube-scheduler, kwok)"
-  "$root/hack/build-kube.sh" etcd kube-apiserver kubectl kube-controller-manager kube-scheduler
-  "$root/hack/build-kwok.sh"
+  binaries=(etcd kube-apiserver kubectl kube-controller-manager kube-scheduler kwok)
 fi
-command -v openssl >/dev/null || die "openssl is required (apt-get install openssl)"
-command -v curl >/dev/null || die "curl is required (apt-get install curl)"
+missing=()
+for c in openssl curl flock go; do command -v "$c" >/dev/null || missing+=("$c"); done
+[ ${#missing[@]} -eq 0 ] || die "missing on this host: ${missing[*]} (openssl and curl: hack/host-packages.sh base; flock: util-linux; go: https://go.dev/dl)"
 
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 ports=("$ETCD_PORT" "$ETCD_PEER_PORT" "$APISERVER_PORT" "$KCM_PORT" "$SCHEDULER_PORT")
@@ -171,6 +171,34 @@ fi
 for p in "${ports[@]}"; do
   port_busy "$p" && die "127.0.0.1:$p is already in use by another process (override ETCD_PORT, ETCD_PEER_PORT, APISERVER_PORT, KCM_PORT, SCHEDULER_PORT or KWOK_PORT)"
 done
+
+# Free disk: CLUSTER_FREE_MIB (default 1024) where the cluster keeps its state (etcd, logs); when a
+# binary is still to be built, BUILD_FREE_MIB (default 6144) where it goes (LOCALBIN) and in the Go
+# build cache: the kwok tier's six binaries take 0.5 GiB, and a cold build fills the cache by several GiB.
+free_mib() { df -Pm "$1" 2>/dev/null | awk 'NR == 2 { print $4 }'; }
+need_free() {
+  local dir=$1 mib=$2 what=$3 have
+  while [ ! -d "$dir" ]; do dir=$(dirname "$dir"); done
+  have=$(free_mib "$dir")
+  [ -z "$have" ] || [ "$have" -ge "$mib" ] ||
+    die "only $have MiB free on the filesystem of $dir ($what); at least $mib MiB are needed (free some, or lower $4)"
+}
+need_free "$CLUSTER_DIR" "${CLUSTER_FREE_MIB:-1024}" "the cluster's state, CLUSTER_DIR" CLUSTER_FREE_MIB
+to_build=()
+for b in "${binaries[@]}"; do [ -x "$LOCALBIN/$b" ] || to_build+=("$b"); done
+if [ ${#to_build[@]} -gt 0 ]; then
+  need_free "$LOCALBIN" "${BUILD_FREE_MIB:-6144}" "to build ${to_build[*]} into LOCALBIN" BUILD_FREE_MIB
+  need_free "$(go env GOCACHE)" "${BUILD_FREE_MIB:-6144}" "the Go build cache, for building ${to_build[*]}" BUILD_FREE_MIB
+fi
+
+# ---------------------------------------------------------------- binaries
+step "building binaries if needed (${binaries[*]})"
+if [ "$NODE" = real ]; then
+  "$root/hack/build-kube.sh" etcd kube-apiserver kubectl kube-controller-manager kube-scheduler kubelet kube-proxy coredns crictl
+else
+  "$root/hack/build-kube.sh" etcd kube-apiserver kubectl kube-controller-manager kube-scheduler
+  "$root/hack/build-kwok.sh"
+fi
 
 mkdir -p "$logs" "$pids" "$CLUSTER_DIR/etcd" "$CLUSTER_DIR/certs"
 

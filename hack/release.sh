@@ -25,14 +25,18 @@
 #      release to the catalog template as the head of candidate, pinned by that digest under the public
 #      name (make catalog BUNDLE_DIGEST=sha256:...), which renders catalog/ with opm and validates it.
 #
-# RELEASE_TAG_BASE (where the images are pushed and what the bundle and catalog name): the
-# Makefile's IMAGE_TAG_BASE (the public names) on a connected machine (a Docker engine answers), else
-# LOCAL_IMAGE_TAG_BASE (the local registry, 127.0.0.1:REGISTRY_PORT/memcached-operator): a
-# local-tier release names local images and is for trying the release flow, not for publication.
+# CONTAINER_TOOL (hack/container-tool.sh: docker, else podman, else buildah; `make release` passes the
+# Makefile's) builds and pushes the operator image and builds the bundle image; skopeo copies the
+# bundle image to RELEASE_TAG_BASE with its digest unchanged. RELEASE_TAG_BASE (where the images are
+# pushed and what the bundle and catalog name): the Makefile's IMAGE_TAG_BASE (the public names) on
+# a connected machine (CONTAINER_TOOL docker or podman, which build from the public base images),
+# else LOCAL_IMAGE_TAG_BASE (the local registry, 127.0.0.1:REGISTRY_PORT/memcached-operator): a
+# local-tier release (buildah, the local base images) names local images and is for trying the
+# release flow, not for publication.
 #
 # Stops at the first failure; the files it edited are then undone with `git checkout -- Makefile
 # config/manager config/manifests/bases bundle catalog catalog-template hack/releases` (it refuses to start when they
-# have uncommitted changes). Needs skopeo (digests) and buildah or docker.
+# have uncommitted changes). Needs skopeo (digests, the bundle copy) and a CONTAINER_TOOL.
 #
 # Environment (defaults): MAKE=make  RELEASE_TAG_BASE=see above  REGISTRY_DIR=<repo>/.registry
 #   REGISTRY_PORT=5000  MEMCACHED_IMAGE=docker.io/library/memcached:1.6.38-alpine (connected only)
@@ -67,8 +71,10 @@ dirty=$(git status --porcelain -- "${edited[@]}")
 $dirty"
 for c in skopeo git; do command -v "$c" >/dev/null || die "$c not found"; done
 
+CONTAINER_TOOL=${CONTAINER_TOOL:-$("$root/hack/container-tool.sh")}
+export CONTAINER_TOOL
 connected=0
-docker info >/dev/null 2>&1 && connected=1
+case $CONTAINER_TOOL in docker | podman) connected=1 ;; esac
 makefile_base=$(sed -n 's/^IMAGE_TAG_BASE ?= //p' Makefile)
 local_base=${LOCAL_IMAGE_TAG_BASE:-127.0.0.1:$REGISTRY_PORT/memcached-operator}
 if [ -z "${RELEASE_TAG_BASE:-}" ]; then
@@ -109,7 +115,7 @@ step "RELATED_IMAGE_MEMCACHED=$memcached"
 # ----------------------------------------------------------------------- 4. the operator image
 sed -i "s/^VERSION ?= .*/VERSION ?= $version/; s/^IMG_DIGEST ?=.*/IMG_DIGEST ?=/" Makefile
 [ "$RELEASE_TAG_BASE" = "$makefile_base" ] || sed -i "s#^IMAGE_TAG_BASE ?= .*#IMAGE_TAG_BASE ?= $RELEASE_TAG_BASE#" Makefile
-"$MAKE" --no-print-directory docker-build docker-push IMG="$RELEASE_TAG_BASE:v$version"
+"$MAKE" --no-print-directory docker-build docker-push IMG="$RELEASE_TAG_BASE:v$version" CONTAINER_TOOL="$CONTAINER_TOOL"
 img_digest=$(digest_of "$RELEASE_TAG_BASE:v$version")
 sed -i "s/^IMG_DIGEST ?=.*/IMG_DIGEST ?= $img_digest/" Makefile
 step "operator image $RELEASE_TAG_BASE@$img_digest"
@@ -126,10 +132,11 @@ sed -i 's/^\(    features.operators.openshift.io\/disconnected: \).*/\1"true"/' 
 bundle_digest=$(REGISTRY_PORT=$REGISTRY_PORT "$root/hack/catalog-render.sh" build "$version")
 local_bundle=127.0.0.1:$REGISTRY_PORT/memcached-operator-bundle
 if [ "$RELEASE_TAG_BASE-bundle" != "$local_bundle" ]; then
+  # skopeo copies registry to registry without recompressing, so the digest stays the one pinned
+  # (a docker pull/tag/push could recompress the layer); it reads docker's and podman's logins.
   tls=()
-  case $RELEASE_TAG_BASE in 127.0.0.1:* | localhost:*) tls=(--tls-verify=false) ;; esac
-  buildah --root "${BUILDAH_DIR:-$root/.buildah}/storage" --runroot "${BUILDAH_DIR:-$root/.buildah}/run" --storage-driver vfs \
-    push --quiet "${tls[@]}" "$local_bundle:v$version" "docker://$RELEASE_TAG_BASE-bundle:v$version"
+  case $RELEASE_TAG_BASE in 127.0.0.1:* | localhost:*) tls=(--dest-tls-verify=false) ;; esac
+  skopeo copy --quiet --src-tls-verify=false "${tls[@]}" "docker://$local_bundle:v$version" "docker://$RELEASE_TAG_BASE-bundle:v$version"
   [ "$(digest_of "$RELEASE_TAG_BASE-bundle:v$version")" = "$bundle_digest" ] ||
     die "$RELEASE_TAG_BASE-bundle:v$version does not have the digest of the reproducible build ($bundle_digest)"
 fi

@@ -49,7 +49,7 @@ limitations under the License.
 //	    fails when the bundle's CSV says features.operators.openshift.io/disconnected "true" and
 //	    refers to an image by tag (CheckDisconnected).
 //	catalog check-dockerfiles -root DIR
-//	    statically checks Dockerfile, bundle.Dockerfile and catalog.Dockerfile (CheckDockerfile):
+//	    statically checks Dockerfile, bundle.Dockerfile, catalog.Dockerfile and scorecard.Dockerfile (CheckDockerfile):
 //	    they parse, their base images have defaults, their COPY/ADD sources exist and no ignore file
 //	    (<Dockerfile>.dockerignore, .dockerignore, ...) hides any of them, bundle labels match.
 //	catalog blank-images -in DIR -out DIR [-max-version V]
@@ -442,6 +442,7 @@ func checkDockerfiles(args []string) error {
 		{"Dockerfile", ""},
 		{"bundle.Dockerfile", "bundle/metadata/annotations.yaml"},
 		{"catalog.Dockerfile", ""},
+		{"scorecard.Dockerfile", ""},
 	} {
 		p, err := CheckDockerfile(*root, d.file, d.annotations)
 		if err != nil {
@@ -452,6 +453,6 @@ func checkDockerfiles(args []string) error {
 	if len(problems) > 0 {
 		return fmt.Errorf("%d problems:\n  %s", len(problems), strings.Join(problems, "\n  "))
 	}
-	fmt.Println("Dockerfile, bundle.Dockerfile and catalog.Dockerfile: base images default to public images, COPY/ADD sources exist and no ignore file hides them, bundle labels match metadata/annotations.yaml")
+	fmt.Println("Dockerfile, bundle.Dockerfile, catalog.Dockerfile and scorecard.Dockerfile: base images default to public images, COPY/ADD sources exist and no ignore file hides them, bundle labels match metadata/annotations.yaml")
 	return nil
 }
