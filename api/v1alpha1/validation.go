@@ -43,6 +43,9 @@ import (
 // TestGoValidationMatchesAdmission (controllers) proves, rule by rule on the same inputs, that
 // these checks refuse what admission refuses. ValidateResources checks what the schema cannot.
 //
+// It also checks the cross-field rules that are the operator's alone (see MemcachedSpec: admission
+// accepts them so that OLM v1 can upgrade the CRD).
+//
 // Two values admission refuses cannot be seen in the typed spec: an empty spec.image and an empty
 // spec.antiAffinityPreset read as "unset", and the operator uses their defaults.
 func (mc *Memcached) Validate() field.ErrorList {
@@ -269,7 +272,7 @@ func maxLength(p *field.Path, v string, n int) field.ErrorList {
 }
 
 // monitoringErrors checks spec.monitoring (spec is the path of spec): the OpenAPI bounds and
-// pattern of monitoring.image, and the spec-level CEL rule that monitoring needs the Service (its
+// pattern of monitoring.image, and the cross-field rule (the operator's only, see MemcachedSpec) that monitoring needs the Service (its
 // metrics port and the ServiceMonitor's target).
 func monitoringErrors(spec *field.Path, s *MemcachedSpec) field.ErrorList {
 	var errs field.ErrorList
