@@ -45,12 +45,12 @@ import (
 func TestDeletionCleansUpAndNeverBlocks(t *testing.T) {
 	expectHealthyOperator(t)
 	g := NewWithT(t)
-	ctx := testContext(t)
+	ctx := utils.TestContext(t)
 
 	ns := newNamespace(t, "gc")
 	key := createMemcached(t, ns, "gc", 2)
 	waitConverged(t, key, 2, 60*time.Second)
-	mc, err := getMemcached(ctx, key)
+	mc, err := utils.GetMemcached(ctx, suite.k8s, key)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(mc.Finalizers).To(BeEmpty(), "the Memcached needs no finalizer: owner references clean up")
 
@@ -64,7 +64,7 @@ func TestDeletionCleansUpAndNeverBlocks(t *testing.T) {
 	ns2 := newNamespace(t, "nsdel")
 	key2 := createMemcached(t, ns2, "fin", 1)
 	waitConverged(t, key2, 1, 60*time.Second)
-	mc, err = getMemcached(ctx, key2)
+	mc, err = utils.GetMemcached(ctx, suite.k8s, key2)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(mc.Finalizers).To(BeEmpty())
 
@@ -94,7 +94,7 @@ func ownedObjectsLeft(ctx context.Context, key client.ObjectKey) error {
 			return err
 		}
 	}
-	pods, err := instancePods(ctx, key)
+	pods, err := utils.InstancePods(ctx, suite.k8s, key)
 	if err != nil {
 		return err
 	}

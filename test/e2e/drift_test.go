@@ -48,7 +48,7 @@ func TestDriftIsCorrected(t *testing.T) {
 	expectHealthyOperator(t)
 	logStart := operatorLogSize()
 	g := NewWithT(t)
-	ctx := testContext(t)
+	ctx := utils.TestContext(t)
 	ns := newNamespace(t, "drift")
 	key := createMemcached(t, ns, "drift", 3)
 	waitConverged(t, key, 3, 60*time.Second)
@@ -135,7 +135,7 @@ func TestDriftIsCorrected(t *testing.T) {
 func TestForeignDeploymentIsNotHijacked(t *testing.T) {
 	expectHealthyOperator(t)
 	g := NewWithT(t)
-	ctx := testContext(t)
+	ctx := utils.TestContext(t)
 	ns := newNamespace(t, "foreign")
 	const foreignImage = "registry.example.com/nginx:1"
 	key := client.ObjectKey{Namespace: ns, Name: "web"}
@@ -147,13 +147,13 @@ func TestForeignDeploymentIsNotHijacked(t *testing.T) {
 
 	start := time.Now()
 	g.Eventually(func(g Gomega) {
-		mc, err := getMemcached(ctx, key)
+		mc, err := utils.GetMemcached(ctx, suite.k8s, key)
 		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(checkCondition(mc, cachev1alpha1.ConditionDegraded, metav1.ConditionTrue)).To(Succeed())
+		g.Expect(utils.CheckCondition(mc, cachev1alpha1.ConditionDegraded, metav1.ConditionTrue)).To(Succeed())
 		c := meta.FindStatusCondition(mc.Status.Conditions, cachev1alpha1.ConditionDegraded)
 		g.Expect(c.Reason).To(Equal("ResourceConflict"))
 		g.Expect(c.Message).To(ContainSubstring("web"))
-		g.Expect(checkCondition(mc, cachev1alpha1.ConditionAvailable, metav1.ConditionFalse)).To(Succeed())
+		g.Expect(utils.CheckCondition(mc, cachev1alpha1.ConditionAvailable, metav1.ConditionFalse)).To(Succeed())
 	}, 30*time.Second, poll).Should(Succeed())
 	t.Logf("conflict reported (Degraded=True, ResourceConflict) after %s", utils.Ms(time.Since(start)))
 
@@ -188,7 +188,7 @@ func TestForeignDeploymentIsNotHijacked(t *testing.T) {
 	kubectl(t, "delete", "deployment", "web", "-n", ns)
 	var own *appsv1.Deployment
 	g.Eventually(func(g Gomega) {
-		mc, err := getMemcached(ctx, key)
+		mc, err := utils.GetMemcached(ctx, suite.k8s, key)
 		g.Expect(err).NotTo(HaveOccurred())
 		d, err := getDeployment(ctx, key)
 		g.Expect(err).NotTo(HaveOccurred())

@@ -34,7 +34,6 @@ import (
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -58,14 +57,6 @@ var badLogLine = regexp.MustCompile(`(?i)panic|field is immutable|forbidden`)
 // benignLogLine matches lines badLogLine would flag that are expected: creating an object in a
 // namespace that is being deleted is refused with "Forbidden" by the NamespaceLifecycle admission.
 var benignLogLine = regexp.MustCompile(`because it is being terminated`)
-
-// testContext returns a context cancelled when t ends.
-func testContext(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	return ctx
-}
 
 // kubectl runs $KUBECTL with args against the suite's cluster, fails the test when it exits
 // non-zero and returns its standard output (utils.Kubectl).
@@ -132,33 +123,16 @@ func operatorLogLines(offset int64, re, except *regexp.Regexp) []string {
 func createMemcached(t *testing.T, ns, name string, size int32) client.ObjectKey {
 	t.Helper()
 	mc := utils.NewMemcached(ns, name, size)
-	if err := suite.k8s.Create(testContext(t), mc); err != nil {
+	if err := suite.k8s.Create(utils.TestContext(t), mc); err != nil {
 		t.Fatalf("failed to create Memcached %s/%s: %v", ns, name, err)
 	}
 	return client.ObjectKeyFromObject(mc)
-}
-
-// getMemcached reads the Memcached key from the API server.
-func getMemcached(ctx context.Context, key client.ObjectKey) (*cachev1alpha1.Memcached, error) {
-	mc := &cachev1alpha1.Memcached{}
-	return mc, suite.k8s.Get(ctx, key, mc)
 }
 
 // getDeployment reads the Deployment key from the API server.
 func getDeployment(ctx context.Context, key client.ObjectKey) (*appsv1.Deployment, error) {
 	dep := &appsv1.Deployment{}
 	return dep, suite.k8s.Get(ctx, key, dep)
-}
-
-// instancePods lists the pods of the Memcached key by the operator's selector labels
-// (app.kubernetes.io/name=memcached, app.kubernetes.io/instance=<name>), terminating ones included.
-func instancePods(ctx context.Context, key client.ObjectKey) ([]corev1.Pod, error) {
-	pods := &corev1.PodList{}
-	err := suite.k8s.List(ctx, pods, client.InNamespace(key.Namespace), client.MatchingLabels{
-		"app.kubernetes.io/name":     "memcached",
-		"app.kubernetes.io/instance": key.Name,
-	})
-	return pods.Items, err
 }
 
 // liveNames returns the sorted names of the pods that are not terminating and not finished.
@@ -173,21 +147,6 @@ func liveNames(pods []corev1.Pod) []string {
 	return names
 }
 
-// checkCondition returns an error unless mc has condition condType with status want whose
-// observedGeneration is mc's metadata.generation.
-func checkCondition(mc *cachev1alpha1.Memcached, condType string, want metav1.ConditionStatus) error {
-	c := meta.FindStatusCondition(mc.Status.Conditions, condType)
-	switch {
-	case c == nil:
-		return fmt.Errorf("condition %s missing (conditions %+v)", condType, mc.Status.Conditions)
-	case c.Status != want:
-		return fmt.Errorf("condition %s is %s, want %s (reason %s: %s)", condType, c.Status, want, c.Reason, c.Message)
-	case c.ObservedGeneration != mc.Generation:
-		return fmt.Errorf("condition %s has observedGeneration %d, metadata.generation is %d", condType, c.ObservedGeneration, mc.Generation)
-	}
-	return nil
-}
-
 // converged returns nil when the Memcached key is fully converged at size: spec.size is size;
 // status.observedGeneration and the conditions Available=True, Progressing=False, Degraded=False
 // are at metadata.generation; its Deployment is controlled by it and has size replicas; exactly
@@ -196,7 +155,7 @@ func checkCondition(mc *cachev1alpha1.Memcached, condType string, want metav1.Co
 // status.serverList are size. Otherwise it returns an error that says what differs. It also returns
 // the Memcached it read (nil when the read failed).
 func converged(ctx context.Context, key client.ObjectKey, size int32) (*cachev1alpha1.Memcached, error) {
-	mc, err := getMemcached(ctx, key)
+	mc, err := utils.GetMemcached(ctx, suite.k8s, key)
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +173,7 @@ func converged(ctx context.Context, key client.ObjectKey, size int32) (*cachev1a
 		{cachev1alpha1.ConditionProgressing, metav1.ConditionFalse},
 		{cachev1alpha1.ConditionDegraded, metav1.ConditionFalse},
 	} {
-		if err := checkCondition(mc, c.t, c.s); err != nil {
+		if err := utils.CheckCondition(mc, c.t, c.s); err != nil {
 			return mc, err
 		}
 	}
@@ -228,7 +187,7 @@ func converged(ctx context.Context, key client.ObjectKey, size int32) (*cachev1a
 	if dep.Spec.Replicas == nil || *dep.Spec.Replicas != size {
 		return mc, fmt.Errorf("deployment replicas %v, want %d", dep.Spec.Replicas, size)
 	}
-	pods, err := instancePods(ctx, key)
+	pods, err := utils.InstancePods(ctx, suite.k8s, key)
 	if err != nil {
 		return mc, err
 	}
@@ -258,7 +217,7 @@ func converged(ctx context.Context, key client.ObjectKey, size int32) (*cachev1a
 // checks that status.nodes is sorted and free of duplicates, and fails the test when it ever is not.
 func waitConverged(t *testing.T, key client.ObjectKey, size int32, timeout time.Duration) time.Duration {
 	t.Helper()
-	ctx := testContext(t)
+	ctx := utils.TestContext(t)
 	start := time.Now()
 	var badNodes [][]string
 	NewWithT(t).Eventually(func() error {
@@ -288,7 +247,7 @@ func sortedUnique(names []string) bool {
 // code and body (utils.ScrapeMetrics).
 func scrapeMetrics(t *testing.T, token string) (int, string, error) {
 	t.Helper()
-	return utils.ScrapeMetrics(testContext(t), suite.op.metricsURL, token)
+	return utils.ScrapeMetrics(utils.TestContext(t), suite.op.metricsURL, token)
 }
 
 // mustScrapeMetrics scrapes /metrics with token, fails the test unless it answers 200 with a body

@@ -53,7 +53,7 @@ const (
 func TestManyInstancesConvergeAndDelete(t *testing.T) {
 	expectHealthyOperator(t)
 	g := NewWithT(t)
-	ctx := testContext(t)
+	ctx := utils.TestContext(t)
 	total := manyNamespaces * manyPerNamespace
 
 	var namespaces []string
@@ -98,7 +98,7 @@ func countAvailable(ctx context.Context, namespaces []string) (int, error) {
 		}
 		for i := range list.Items {
 			mc := &list.Items[i]
-			if checkCondition(mc, cachev1alpha1.ConditionAvailable, metav1.ConditionTrue) == nil &&
+			if utils.CheckCondition(mc, cachev1alpha1.ConditionAvailable, metav1.ConditionTrue) == nil &&
 				len(mc.Status.Nodes) == 1 && mc.Status.ReadyReplicas == 1 {
 				n++
 			}

@@ -58,7 +58,7 @@ const (
 func TestSteadyStateIsQuiet(t *testing.T) {
 	expectHealthyOperator(t)
 	g := NewWithT(t)
-	ctx := testContext(t)
+	ctx := utils.TestContext(t)
 	ns := newNamespace(t, "quiet")
 	token := scraperToken(t, ns)
 	key := createMemcached(t, ns, "quiet", 2)

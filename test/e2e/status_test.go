@@ -48,14 +48,14 @@ import (
 func TestSampleConvergesAndStatusFollowsSize(t *testing.T) {
 	expectHealthyOperator(t)
 	g := NewWithT(t)
-	ctx := testContext(t)
+	ctx := utils.TestContext(t)
 	ns := newNamespace(t, "sample")
 	key := client.ObjectKey{Namespace: ns, Name: "memcached-sample"}
 
 	kubectl(t, "apply", "-n", ns, "-f", filepath.Join(suite.repoRoot, "config", "samples", "cache_v1alpha1_memcached.yaml"))
 	t.Logf("sample (size 3) converged %s after kubectl apply", utils.Ms(waitConverged(t, key, 3, 60*time.Second)))
 
-	mc, err := getMemcached(ctx, key)
+	mc, err := utils.GetMemcached(ctx, suite.k8s, key)
 	g.Expect(err).NotTo(HaveOccurred())
 	for _, s := range mc.Status.ServerList {
 		g.Expect(s).To(HaveSuffix(fmt.Sprintf(".%s.%s.svc:%d", key.Name, ns, cachev1alpha1.DefaultPort)),
@@ -66,7 +66,7 @@ func TestSampleConvergesAndStatusFollowsSize(t *testing.T) {
 	nodes := mc.Status.Nodes
 	kubectl(t, "patch", "memcached", key.Name, "-n", ns, "--type=merge", "-p", `{"status":{"nodes":["fake"]}}`)
 	g.Consistently(func() ([]string, error) {
-		mc, err := getMemcached(ctx, key)
+		mc, err := utils.GetMemcached(ctx, suite.k8s, key)
 		if err != nil {
 			return nil, err
 		}
@@ -101,7 +101,7 @@ func TestSampleConvergesAndStatusFollowsSize(t *testing.T) {
 func TestKubectlScaleUsesSizeAndRejectsZero(t *testing.T) {
 	expectHealthyOperator(t)
 	g := NewWithT(t)
-	ctx := testContext(t)
+	ctx := utils.TestContext(t)
 	ns := newNamespace(t, "scale")
 	key := createMemcached(t, ns, "scaled", 2)
 	t.Logf("size 2 converged in %s", utils.Ms(waitConverged(t, key, 2, 60*time.Second)))
@@ -119,7 +119,7 @@ func TestKubectlScaleUsesSizeAndRejectsZero(t *testing.T) {
 	waitConverged(t, key, 4, 60*time.Second)
 	t.Logf("kubectl scale --replicas=4: converged in %s", utils.Ms(time.Since(start)))
 
-	mc, err := getMemcached(ctx, key)
+	mc, err := utils.GetMemcached(ctx, suite.k8s, key)
 	g.Expect(err).NotTo(HaveOccurred())
 	scale := &autoscalingv1.Scale{}
 	g.Expect(suite.k8s.SubResource("scale").Get(ctx, mc, scale)).To(Succeed())
@@ -148,12 +148,12 @@ func TestKubectlScaleUsesSizeAndRejectsZero(t *testing.T) {
 func TestDeletedPodLeavesStatusWithinOneSecond(t *testing.T) {
 	expectHealthyOperator(t)
 	g := NewWithT(t)
-	ctx := testContext(t)
+	ctx := utils.TestContext(t)
 	ns := newNamespace(t, "podgone")
 	key := createMemcached(t, ns, "podgone", 3)
 	waitConverged(t, key, 3, 60*time.Second)
 
-	mc, err := getMemcached(ctx, key)
+	mc, err := utils.GetMemcached(ctx, suite.k8s, key)
 	g.Expect(err).NotTo(HaveOccurred())
 	victim := mc.Status.Nodes[1]
 	w, err := suite.k8s.Watch(ctx, &cachev1alpha1.MemcachedList{}, client.InNamespace(ns),
@@ -188,7 +188,7 @@ wait:
 	g.Expect(gone).To(BeNumerically("<", time.Second), "a deleted pod must leave status.nodes within 1s")
 
 	waitConverged(t, key, 3, 30*time.Second)
-	mc, err = getMemcached(ctx, key)
+	mc, err = utils.GetMemcached(ctx, suite.k8s, key)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(mc.Status.Nodes).NotTo(ContainElement(victim))
 	t.Logf("replacement pod in status.nodes %v, %s after the deletion", mc.Status.Nodes, utils.Ms(time.Since(start)))

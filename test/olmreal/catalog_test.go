@@ -116,13 +116,13 @@ func TestCatalogInstallModes(t *testing.T) {
 
 			start = time.Now()
 			for _, ns := range targets {
-				g.Expect(suite.k8s.Create(context.Background(), newMemcached(ns, memcachedName, 1))).To(Succeed())
+				g.Expect(suite.k8s.Create(context.Background(), utils.NewMemcached(ns, memcachedName, 1))).To(Succeed())
 			}
 			for _, ns := range targets {
 				waitAvailableSize(t, client.ObjectKey{Namespace: ns, Name: memcachedName}, 1)
 			}
 			if outside != "" {
-				g.Expect(suite.k8s.Create(context.Background(), newMemcached(outside, memcachedName, 1))).To(Succeed())
+				g.Expect(suite.k8s.Create(context.Background(), utils.NewMemcached(outside, memcachedName, 1))).To(Succeed())
 				g.Consistently(func(g Gomega) {
 					err := suite.k8s.Get(context.Background(), client.ObjectKey{Namespace: outside, Name: memcachedName}, &appsv1.Deployment{})
 					g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "a Deployment outside the target namespaces")
@@ -424,14 +424,4 @@ func forbiddenLines(t *testing.T, ns string) []string {
 	}
 	t.Logf("operator log in %s: %d lines, %d with \"forbidden\"", ns, strings.Count(out.String(), "\n"), len(lines))
 	return lines
-}
-
-// newMemcached returns Memcached ns/name of size servers, the API's defaults for the rest, after
-// each mutate has changed it.
-func newMemcached(ns, name string, size int32, mutate ...func(*cachev1alpha1.Memcached)) *cachev1alpha1.Memcached {
-	mc := &cachev1alpha1.Memcached{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: cachev1alpha1.MemcachedSpec{Size: size}}
-	for _, m := range mutate {
-		m(mc)
-	}
-	return mc
 }

@@ -40,6 +40,7 @@ import (
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 	"github.com/example/memcached-operator/test/real/memcache"
+	"github.com/example/memcached-operator/test/utils"
 )
 
 // watchInterval is how often the client pod gets every key while the upgrade runs.
@@ -73,7 +74,7 @@ func TestUpgradeByChannelBump(t *testing.T) {
 
 	start = time.Now()
 	key := client.ObjectKey{Namespace: ns, Name: memcachedName}
-	g.Expect(suite.k8s.Create(ctx, newMemcached(ns, memcachedName, memcachedSize))).To(Succeed())
+	g.Expect(suite.k8s.Create(ctx, utils.NewMemcached(ns, memcachedName, memcachedSize))).To(Succeed())
 	mc, pods := waitAvailable(t, key)
 	before := podIdentities(pods)
 	startClientPod(t, ns)
@@ -87,7 +88,7 @@ func TestUpgradeByChannelBump(t *testing.T) {
 	// A rollout that cannot finish (no node matches its selector) makes the operator report
 	// Upgradeable=False; OLM reads it from the OperatorCondition's status.
 	start = time.Now()
-	stuck := newMemcached(ns, "stuck", 1, func(mc *cachev1alpha1.Memcached) {
+	stuck := utils.NewMemcached(ns, "stuck", 1, func(mc *cachev1alpha1.Memcached) {
 		mc.Spec.NodeSelector = map[string]string{"example.com/no-such-node": "true"}
 	})
 	g.Expect(suite.k8s.Create(ctx, stuck)).To(Succeed())

@@ -34,7 +34,6 @@ import (
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -65,14 +64,6 @@ const (
 	memcachedContainer = "memcached"
 )
 
-// testContext returns a context cancelled when t ends.
-func testContext(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // runKubectl runs $KUBECTL with args against the suite's cluster, stdin as its standard input,
 // and returns its standard output and error separately. A call without deadline in ctx is bounded
 // by kubectlTimeout.
@@ -96,7 +87,7 @@ func runKubectl(ctx context.Context, stdin string, args ...string) (string, stri
 // kubectl runs $KUBECTL with args and fails the test when it exits non-zero.
 func kubectl(t *testing.T, args ...string) string {
 	t.Helper()
-	out, errOut, err := runKubectl(testContext(t), "", args...)
+	out, errOut, err := runKubectl(utils.TestContext(t), "", args...)
 	if err != nil {
 		t.Fatalf("kubectl %s: %v\n%s%s", strings.Join(args, " "), err, out, errOut)
 	}
@@ -119,7 +110,7 @@ func newRestrictedNamespace(t *testing.T, prefix string) string {
 // seccomp, no ServiceAccount token) and waits until it is Running and Ready.
 func startClientPod(t *testing.T, ns string) {
 	t.Helper()
-	ctx := testContext(t)
+	ctx := utils.TestContext(t)
 	start := time.Now()
 	pod := utils.ClientPod(ns, clientPod, suite.clientImage, clientBinary)
 	if err := suite.k8s.Create(ctx, pod); err != nil {
@@ -160,7 +151,7 @@ func clientRun(ctx context.Context, ns, stdin string, report any, args ...string
 // mustClientRun is clientRun that fails the test on any error.
 func mustClientRun(t *testing.T, ns, stdin string, report any, args ...string) {
 	t.Helper()
-	if err := clientRun(testContext(t), ns, stdin, report, args...); err != nil {
+	if err := clientRun(utils.TestContext(t), ns, stdin, report, args...); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -184,7 +175,7 @@ func clientRunResolving(t *testing.T, ns string, report any, pending func() stri
 	t.Helper()
 	start := time.Now()
 	for tries := 1; ; tries++ {
-		err := clientRun(testContext(t), ns, "", report, args...)
+		err := clientRun(utils.TestContext(t), ns, "", report, args...)
 		why := pending()
 		switch {
 		case why == "" && err == nil:
@@ -219,17 +210,6 @@ func unresolved(r *memcache.ServersReport) string {
 		}
 	}
 	return ""
-}
-
-// instancePods lists the pods of the Memcached key by the operator's selector labels, terminating
-// ones included.
-func instancePods(ctx context.Context, key client.ObjectKey) ([]corev1.Pod, error) {
-	pods := &corev1.PodList{}
-	err := suite.k8s.List(ctx, pods, client.InNamespace(key.Namespace), client.MatchingLabels{
-		"app.kubernetes.io/name":     "memcached",
-		"app.kubernetes.io/instance": key.Name,
-	})
-	return pods.Items, err
 }
 
 // live returns the pods that are not terminating and not finished, sorted by name.
@@ -340,27 +320,6 @@ func containerStatus(p *corev1.Pod, name string) *corev1.ContainerStatus {
 	return nil
 }
 
-// getMemcached reads the Memcached key from the API server.
-func getMemcached(ctx context.Context, key client.ObjectKey) (*cachev1alpha1.Memcached, error) {
-	mc := &cachev1alpha1.Memcached{}
-	return mc, suite.k8s.Get(ctx, key, mc)
-}
-
-// checkCondition returns an error unless mc has condition condType with status want at
-// metadata.generation.
-func checkCondition(mc *cachev1alpha1.Memcached, condType string, want metav1.ConditionStatus) error {
-	c := meta.FindStatusCondition(mc.Status.Conditions, condType)
-	switch {
-	case c == nil:
-		return fmt.Errorf("condition %s missing (conditions %+v)", condType, mc.Status.Conditions)
-	case c.Status != want:
-		return fmt.Errorf("condition %s is %s, want %s (%s: %s)", condType, c.Status, want, c.Reason, c.Message)
-	case c.ObservedGeneration != mc.Generation:
-		return fmt.Errorf("condition %s has observedGeneration %d, metadata.generation is %d", condType, c.ObservedGeneration, mc.Generation)
-	}
-	return nil
-}
-
 // converged returns nil when the Memcached key is converged at size with item memory maxMB:
 // status at metadata.generation with Available=True, Progressing=False, Degraded=False; its
 // Deployment controlled by it with size replicas, all updated and available; exactly size live pods,
@@ -368,11 +327,11 @@ func checkCondition(mc *cachev1alpha1.Memcached, condType string, want metav1.Co
 // status.readyReplicas size; status.serverList size entries. It returns the Memcached and the live
 // pods it read.
 func converged(ctx context.Context, key client.ObjectKey, size, maxMB int32) (*cachev1alpha1.Memcached, []corev1.Pod, error) {
-	mc, err := getMemcached(ctx, key)
+	mc, err := utils.GetMemcached(ctx, suite.k8s, key)
 	if err != nil {
 		return nil, nil, err
 	}
-	pods, err := instancePods(ctx, key)
+	pods, err := utils.InstancePods(ctx, suite.k8s, key)
 	if err != nil {
 		return mc, nil, err
 	}
@@ -394,7 +353,7 @@ func converged(ctx context.Context, key client.ObjectKey, size, maxMB int32) (*c
 		{cachev1alpha1.ConditionProgressing, metav1.ConditionFalse},
 		{cachev1alpha1.ConditionDegraded, metav1.ConditionFalse},
 	} {
-		if err := checkCondition(mc, c.t, c.s); err != nil {
+		if err := utils.CheckCondition(mc, c.t, c.s); err != nil {
 			return fail("%v", err)
 		}
 	}
@@ -430,7 +389,7 @@ func converged(ctx context.Context, key client.ObjectKey, size, maxMB int32) (*c
 // returns what it read then; it fails the test with the last difference otherwise.
 func waitConverged(t *testing.T, key client.ObjectKey, size, maxMB int32, timeout time.Duration) (*cachev1alpha1.Memcached, []corev1.Pod) {
 	t.Helper()
-	ctx := testContext(t)
+	ctx := utils.TestContext(t)
 	var mc *cachev1alpha1.Memcached
 	var pods []corev1.Pod
 	NewWithT(t).Eventually(func() error {

@@ -47,7 +47,7 @@ const managerUID = "65532"
 func TestManagerRunsAsShipped(t *testing.T) {
 	start := time.Now()
 	g := NewWithT(t)
-	ctx := testContext(t)
+	ctx := utils.TestContext(t)
 
 	ns := &corev1.Namespace{}
 	g.Expect(suite.k8s.Get(ctx, client.ObjectKey{Name: suite.operatorNS}, ns)).To(Succeed())
@@ -104,7 +104,7 @@ func TestManagerRunsAsShipped(t *testing.T) {
 // Running and Ready, whose name is not notName, and returns that pod.
 func waitManagerReady(t *testing.T, notName string) *corev1.Pod {
 	t.Helper()
-	ctx := testContext(t)
+	ctx := utils.TestContext(t)
 	var pod *corev1.Pod
 	NewWithT(t).Eventually(func() error {
 		dep := &appsv1.Deployment{}
@@ -143,7 +143,7 @@ func leaseHolder(l *coordinationv1.Lease) string {
 // and a pod's hostname is its name) and returns the Lease.
 func waitLeaseHolder(t *testing.T, pod string, timeout time.Duration) *coordinationv1.Lease {
 	t.Helper()
-	ctx := testContext(t)
+	ctx := utils.TestContext(t)
 	var l *coordinationv1.Lease
 	NewWithT(t).Eventually(func() error {
 		var err error

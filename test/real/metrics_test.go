@@ -41,7 +41,7 @@ func TestMetricsThroughService(t *testing.T) {
 	expectCleanManagerLog(t)
 	start := time.Now()
 	g := NewWithT(t)
-	ctx := testContext(t)
+	ctx := utils.TestContext(t)
 	ns := newRestrictedNamespace(t, "metrics")
 	startClientPod(t, ns)
 	url := fmt.Sprintf("https://%s.%s.svc:8443/metrics", metricsService, suite.operatorNS)

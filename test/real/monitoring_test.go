@@ -51,7 +51,7 @@ func TestMonitoringExporter(t *testing.T) {
 	expectCleanManagerLog(t)
 	start := time.Now()
 	g := NewWithT(t)
-	ctx := testContext(t)
+	ctx := utils.TestContext(t)
 	exporterImage := os.Getenv("MEMCACHED_EXPORTER_IMAGE")
 	if !strings.Contains(exporterImage, "@sha256:") {
 		t.Fatalf("MEMCACHED_EXPORTER_IMAGE=%q is not an image by digest: run make test-real (make real-images pushes it)", exporterImage)

@@ -144,7 +144,7 @@ func TestGracefulShutdownOnScaleDown(t *testing.T) {
 		clientLag     = 2 * time.Second
 	)
 	g := NewWithT(t)
-	ctx := testContext(t)
+	ctx := utils.TestContext(t)
 	start := time.Now()
 	ns := newRestrictedNamespace(t, "shutdown")
 	key := client.ObjectKey{Namespace: ns, Name: "graceful"}
@@ -187,7 +187,7 @@ func TestGracefulShutdownOnScaleDown(t *testing.T) {
 		sent                     bool
 	)
 	for time.Since(scaled) < 2*time.Minute && (goneAt.IsZero() || !sent) {
-		if cur, err := getMemcached(ctx, key); err == nil && newList == nil && !slices.Equal(cur.Status.ServerList, servers) && len(cur.Status.ServerList) == 2 {
+		if cur, err := utils.GetMemcached(ctx, suite.k8s, key); err == nil && newList == nil && !slices.Equal(cur.Status.ServerList, servers) && len(cur.Status.ServerList) == 2 {
 			newList, listChanged = slices.Clone(cur.Status.ServerList), time.Now()
 		}
 		if newList != nil && !sent && time.Since(listChanged) >= clientLag {
@@ -197,7 +197,7 @@ func TestGracefulShutdownOnScaleDown(t *testing.T) {
 		switch {
 		case !goneAt.IsZero(): // only the hand-off to the re-hashing client is left
 		case removed == nil:
-			all, err := instancePods(ctx, key)
+			all, err := utils.InstancePods(ctx, suite.k8s, key)
 			g.Expect(err).NotTo(HaveOccurred())
 			for i := range all {
 				if all[i].DeletionTimestamp != nil {

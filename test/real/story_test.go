@@ -87,9 +87,9 @@ func TestSampleStory(t *testing.T) {
 func sampleBecomesAvailable(t *testing.T, key client.ObjectKey, watcher *availabilityWatcher) (map[string]server, int32) {
 	start := time.Now()
 	g := NewWithT(t)
-	ctx := testContext(t)
+	ctx := utils.TestContext(t)
 	kubectl(t, "apply", "-n", key.Namespace, "-f", filepath.Join(suite.repoRoot, "config", "samples", "cache_v1alpha1_memcached.yaml"))
-	mc, err := getMemcached(ctx, key)
+	mc, err := utils.GetMemcached(ctx, suite.k8s, key)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(mc.Spec.Size).To(Equal(int32(3)), "the shipped sample has 3 servers")
 	size, maxMB := mc.Spec.Size, mc.Spec.Memcached.MaxMemoryMB
@@ -380,7 +380,7 @@ func listOwned(ctx context.Context, key client.ObjectKey) ([]appsv1.Deployment, 
 // owned is listOwned that fails the test on error.
 func owned(t *testing.T, key client.ObjectKey) ([]appsv1.Deployment, []corev1.Service, []policyv1.PodDisruptionBudget) {
 	t.Helper()
-	d, s, p, err := listOwned(testContext(t), key)
+	d, s, p, err := listOwned(utils.TestContext(t), key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,7 +399,7 @@ type rolloutObserver struct {
 func rolloutSurvivesManagerKill(t *testing.T, key client.ObjectKey, size, newMB int32) {
 	start := time.Now()
 	g := NewWithT(t)
-	ctx := testContext(t)
+	ctx := utils.TestContext(t)
 	const minReady = 5
 
 	deps, svcs, pdbs := owned(t, key)
@@ -407,7 +407,7 @@ func rolloutSurvivesManagerKill(t *testing.T, key client.ObjectKey, size, newMB 
 	g.Expect(svcs).To(HaveLen(1))
 	g.Expect(pdbs).To(HaveLen(1))
 	uids := []types.UID{deps[0].UID, svcs[0].UID, pdbs[0].UID}
-	mc, err := getMemcached(ctx, key)
+	mc, err := utils.GetMemcached(ctx, suite.k8s, key)
 	g.Expect(err).NotTo(HaveOccurred())
 	degradedSince := meta.FindStatusCondition(mc.Status.Conditions, cachev1alpha1.ConditionDegraded).LastTransitionTime
 	l, err := lease(ctx)
@@ -421,7 +421,7 @@ func rolloutSurvivesManagerKill(t *testing.T, key client.ObjectKey, size, newMB 
 	go func() {
 		defer close(stopped)
 		for {
-			if pods, err := instancePods(ctx, key); err == nil {
+			if pods, err := utils.InstancePods(ctx, suite.k8s, key); err == nil {
 				lp := live(pods)
 				ready, old := 0, 0
 				for i := range lp {
@@ -460,7 +460,7 @@ func rolloutSurvivesManagerKill(t *testing.T, key client.ObjectKey, size, newMB 
 		"-p", fmt.Sprintf(`{"spec":{"minReadySeconds":%d,"memcached":{"maxMemoryMB":%d}}}`, minReady, newMB))
 	// Mid-rollout: a new pod exists and an old one is still serving.
 	g.Eventually(func() error {
-		pods, err := instancePods(ctx, key)
+		pods, err := utils.InstancePods(ctx, suite.k8s, key)
 		if err != nil {
 			return err
 		}

@@ -59,7 +59,7 @@ import (
 //     which the new password works and the old one is refused.
 func TestTLSAndAuthentication(t *testing.T) {
 	g := NewWithT(t)
-	ctx := testContext(t)
+	ctx := utils.TestContext(t)
 	ns := newRestrictedNamespace(t, "tls")
 	const name = "mc-tls"
 	key := client.ObjectKey{Namespace: ns, Name: name}
@@ -194,7 +194,7 @@ func TestTLSAndAuthentication(t *testing.T) {
 // is served, one without a certificate or with one signed by another CA is refused.
 func TestClientCertificates(t *testing.T) {
 	g := NewWithT(t)
-	ctx := testContext(t)
+	ctx := utils.TestContext(t)
 	ns := newRestrictedNamespace(t, "mtls")
 	const name = "mc-mtls"
 	key := client.ObjectKey{Namespace: ns, Name: name}

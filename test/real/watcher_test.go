@@ -122,18 +122,18 @@ func (w *availabilityWatcher) run(ctx context.Context) {
 }
 
 func (w *availabilityWatcher) sample(ctx context.Context) {
-	a, err := getMemcached(ctx, w.key)
+	a, err := utils.GetMemcached(ctx, suite.k8s, w.key)
 	if err != nil {
 		if !apierrors.IsNotFound(err) && ctx.Err() == nil {
 			w.note(&w.readErrors, "failed to read the Memcached: %v", err)
 		}
 		return
 	}
-	pods, err := instancePods(ctx, w.key)
+	pods, err := utils.InstancePods(ctx, suite.k8s, w.key)
 	if err != nil {
 		return
 	}
-	b, err := getMemcached(ctx, w.key)
+	b, err := utils.GetMemcached(ctx, suite.k8s, w.key)
 	if err != nil {
 		return
 	}

@@ -17,7 +17,14 @@ limitations under the License.
 package utils
 
 import (
+	"context"
+	"fmt"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 )
@@ -33,4 +40,44 @@ func NewMemcached(ns, name string, size int32, mutate ...func(*cachev1alpha1.Mem
 		m(mc)
 	}
 	return mc
+}
+
+// GetMemcached reads the Memcached key through c.
+func GetMemcached(ctx context.Context, c client.Client, key client.ObjectKey) (*cachev1alpha1.Memcached, error) {
+	mc := &cachev1alpha1.Memcached{}
+	return mc, c.Get(ctx, key, mc)
+}
+
+// InstancePods lists through c the pods of the Memcached key by the operator's selector labels
+// (app.kubernetes.io/name=memcached, app.kubernetes.io/instance=<name>), terminating ones included.
+func InstancePods(ctx context.Context, c client.Client, key client.ObjectKey) ([]corev1.Pod, error) {
+	pods := &corev1.PodList{}
+	err := c.List(ctx, pods, client.InNamespace(key.Namespace), client.MatchingLabels{
+		"app.kubernetes.io/name":     "memcached",
+		"app.kubernetes.io/instance": key.Name,
+	})
+	return pods.Items, err
+}
+
+// CheckCondition returns an error unless mc has condition condType with status want whose
+// observedGeneration is mc's metadata.generation; the error says what differs.
+func CheckCondition(mc *cachev1alpha1.Memcached, condType string, want metav1.ConditionStatus) error {
+	c := meta.FindStatusCondition(mc.Status.Conditions, condType)
+	switch {
+	case c == nil:
+		return fmt.Errorf("condition %s missing (conditions %+v)", condType, mc.Status.Conditions)
+	case c.Status != want:
+		return fmt.Errorf("condition %s is %s, want %s (reason %s: %s)", condType, c.Status, want, c.Reason, c.Message)
+	case c.ObservedGeneration != mc.Generation:
+		return fmt.Errorf("condition %s has observedGeneration %d, metadata.generation is %d", condType, c.ObservedGeneration, mc.Generation)
+	}
+	return nil
+}
+
+// TestContext returns a context cancelled when t ends.
+func TestContext(t testing.TB) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	return ctx
 }
