@@ -68,7 +68,7 @@ GRPC_HEALTH_PROBE_VERSION ?= v0.4.53
 # memcached_exporter (spec.monitoring's sidecar): the local image is built from this release's Go
 # module (hack/tools/memcached-exporter, whose go.mod must require it); users get the public
 # quay.io/prometheus/memcached-exporter of the same tag (RELATED_IMAGE_MEMCACHED_EXPORTER).
-MEMCACHED_EXPORTER_VERSION ?= v0.14.4
+MEMCACHED_EXPORTER_VERSION ?= v0.16.0
 
 SHELL = /usr/bin/env bash -o pipefail
 .SHELLFLAGS = -ec

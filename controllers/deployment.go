@@ -55,7 +55,8 @@ func image(mc *cachev1alpha1.Memcached, opts Options) string {
 
 // memcachedArgs builds the memcached command line (without the program name) from mc.Spec.Memcached:
 // -p port, -U 0 (no UDP), -m MiB, -c connections, -t threads, -I bytes when set, -v/-vv, the TLS
-// and authentication flags (secretArgs), then the extra arguments. Flags are documented in
+// and authentication flags (secretArgs), the exporter's listener with TLS (exporterListenArgs),
+// then the extra arguments. Flags are documented in
 // `memcached --help`.
 func memcachedArgs(mc *cachev1alpha1.Memcached) []string {
 	cfg := mc.Spec.Memcached
@@ -76,6 +77,7 @@ func memcachedArgs(mc *cachev1alpha1.Memcached) []string {
 		args = append(args, "-vv")
 	}
 	args = append(args, secretArgs(mc)...)
+	args = append(args, exporterListenArgs(mc)...)
 	return append(args, cfg.ExtraArgs...)
 }
 

@@ -32,11 +32,14 @@ const (
 	// metricsPortName names the exporter's port on the container and on the headless Service; a
 	// NetworkPolicy admits it from the monitoring peers only when the pod template has it.
 	metricsPortName = "metrics"
+	// exporterLoopbackPort is the port of memcached's plain-text listener on the pod's loopback
+	// address that the exporter reads when spec.tls is on (exporterListenArgs).
+	exporterLoopbackPort = 11212
 	// DefaultExporterImage is the public memcached_exporter image the shipped operator names in
 	// RELATED_IMAGE_MEMCACHED_EXPORTER (config/manager), and the default when that variable is
 	// unset: the Prometheus project's image on quay.io, the release the Go module proxy serves
-	// (https://github.com/prometheus/memcached_exporter/releases/tag/v0.14.4).
-	DefaultExporterImage = "quay.io/prometheus/memcached-exporter:v0.14.4"
+	// (https://github.com/prometheus/memcached_exporter/releases/tag/v0.16.0).
+	DefaultExporterImage = "quay.io/prometheus/memcached-exporter:v0.16.0"
 )
 
 // monitoringEnabled reports whether mc wants the exporter sidecar, the Service's metrics port and
@@ -53,8 +56,40 @@ func exporterImage(mc *cachev1alpha1.Memcached, opts Options) string {
 	return opts.DefaultExporterImage
 }
 
+// exporterListenArgs returns memcached's listener flags for the exporter: none without TLS (the
+// exporter reads the pod's own server on localhost:11211); with spec.tls and monitoring both on,
+//
+//	-l *:11211                  every address, port 11211, TLS as -Z sets it for clients ("*" is
+//	                            memcached's "every address", IPv4 and IPv6 as without -l)
+//	-l notls:127.0.0.1:11212    plain text on the pod's loopback address only, for the exporter
+//
+// With -Z memcached speaks only TLS, and the exporter would need a server name that the user's
+// certificate names and, when spec.tls.clientCA is set, a client certificate of its own that the
+// CA signed; a listener on 127.0.0.1 is reachable only by the pod's own containers (the loopback
+// interface of the pod's network namespace, which no NetworkPolicy or Service reaches), so it needs
+// neither and no certificate is handed to the exporter. Both forms exist since memcached 1.5.13.
+func exporterListenArgs(mc *cachev1alpha1.Memcached) []string {
+	if !monitoringEnabled(mc) || mc.Spec.TLS == nil {
+		return nil
+	}
+	return []string{
+		"-l", "*:" + strconv.Itoa(cachev1alpha1.DefaultPort),
+		"-l", "notls:127.0.0.1:" + strconv.Itoa(exporterLoopbackPort),
+	}
+}
+
+// exporterAddress is the memcached address the exporter reads: the plain-text loopback listener
+// of exporterListenArgs when spec.tls is on, else memcached's port on localhost.
+func exporterAddress(mc *cachev1alpha1.Memcached) string {
+	if mc.Spec.TLS != nil {
+		return "127.0.0.1:" + strconv.Itoa(exporterLoopbackPort)
+	}
+	return "localhost:" + strconv.Itoa(cachev1alpha1.DefaultPort)
+}
+
 // exporterContainers returns the memcached_exporter sidecar of mc's pods when monitoring is on,
-// else nil. The exporter reads memcached's stats on localhost:11211 (the pod's own server) and
+// else nil. The exporter reads the pod's own memcached at exporterAddress (never through TLS or
+// with credentials: spec.auth with monitoring is refused, see api/v1alpha1's monitoringErrors) and
 // serves them on :9150/metrics (port "metrics"). It runs under the same restricted security
 // context as memcached (the pod's uid 11211, read-only root, no capabilities); the image's
 // ENTRYPOINT is the exporter (/bin/memcached_exporter in the public image), so only Args are set.
@@ -70,7 +105,7 @@ func exporterContainers(mc *cachev1alpha1.Memcached, opts Options) []corev1.Cont
 		Name:  exporterContainerName,
 		Image: exporterImage(mc, opts),
 		Args: []string{
-			"--memcached.address=localhost:" + strconv.Itoa(cachev1alpha1.DefaultPort),
+			"--memcached.address=" + exporterAddress(mc),
 			"--web.listen-address=:" + strconv.Itoa(cachev1alpha1.ExporterPort),
 		},
 		Ports: []corev1.ContainerPort{{

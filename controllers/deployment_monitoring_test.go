@@ -17,6 +17,8 @@ limitations under the License.
 package controllers
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
@@ -43,6 +45,8 @@ func TestMonitoringBuilders(t *testing.T) {
 	tests := map[string]struct {
 		mc           *cachev1alpha1.Memcached
 		wantExporter string // image, or "" for no sidecar
+		wantAddress  string // the exporter's --memcached.address; "" is localhost:11211
+		wantListen   []string
 	}{
 		"off by default":          {mc: defaulted("a")},
 		"explicitly off":          {mc: defaulted("a", func(mc *cachev1alpha1.Memcached) { mc.Spec.Monitoring.Enabled = ptr.To(false) })},
@@ -50,6 +54,16 @@ func TestMonitoringBuilders(t *testing.T) {
 		"on: the default image":   {mc: defaulted("a", monitored), wantExporter: "exporter:default"},
 		"on: the image override":  {mc: defaulted("a", monitored, func(mc *cachev1alpha1.Memcached) { mc.Spec.Monitoring.Image = "exporter:mine" }), wantExporter: "exporter:mine"},
 		"on with a tuned memcach": {mc: defaulted("a", monitored, tuned), wantExporter: "exporter:default"},
+		"tls, monitoring off":     {mc: defaulted("a", withTLS("cert"))},
+		"on with tls: the loopback listener": {
+			mc: defaulted("a", monitored, withTLS("cert")), wantExporter: "exporter:default",
+			wantAddress: "127.0.0.1:11212", wantListen: []string{"-l", "*:11211", "-l", "notls:127.0.0.1:11212"},
+		},
+		"on with tls and client certificates": {
+			mc:           defaulted("a", monitored, withTLS("cert"), withClientCA("ca", "ca.crt", cachev1alpha1.ClientCertificateRequire)),
+			wantExporter: "exporter:default",
+			wantAddress:  "127.0.0.1:11212", wantListen: []string{"-l", "*:11211", "-l", "notls:127.0.0.1:11212"},
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -58,6 +72,21 @@ func TestMonitoringBuilders(t *testing.T) {
 			containers := dep.Spec.Template.Spec.Containers
 			expect(t, "first container", containers[0].Name, containerName)
 			expect(t, "memcached image", containers[0].Image, "memcached:1")
+			// The listener flags come right after the TLS ones (-Z -o ...), which they need.
+			args := containers[0].Args
+			var listen []string
+			if i := slices.Index(args, "-l"); i >= 0 {
+				listen = args[i : i+4]
+				expect(t, "listener after TLS", args[i-2], "-o")
+			}
+			expect(t, "memcached listeners", listen, tc.wantListen)
+			for _, c := range containers {
+				for _, a := range append(c.Args, c.Command...) {
+					if strings.Contains(a, "BEGIN") || strings.Contains(a, "users") {
+						t.Errorf("container %s has a credential in its args: %q", c.Name, a)
+					}
+				}
+			}
 			if tc.wantExporter == "" {
 				expect(t, "containers", len(containers), 1)
 				expect(t, "service ports", len(svc.Spec.Ports), 1)
@@ -68,7 +97,12 @@ func TestMonitoringBuilders(t *testing.T) {
 			expect(t, "exporter name", c.Name, "memcached-exporter")
 			expect(t, "exporter image", c.Image, tc.wantExporter)
 			expect(t, "exporter command (the image's entrypoint)", len(c.Command), 0)
-			expect(t, "exporter args", c.Args, []string{"--memcached.address=localhost:11211", "--web.listen-address=:9150"})
+			addr := tc.wantAddress
+			if addr == "" {
+				addr = "localhost:11211"
+			}
+			expect(t, "exporter args", c.Args, []string{"--memcached.address=" + addr, "--web.listen-address=:9150"})
+			expect(t, "exporter mounts (no certificate, no credential)", len(c.VolumeMounts), 0)
 			expect(t, "exporter ports", c.Ports, []corev1.ContainerPort{{Name: "metrics", ContainerPort: 9150, Protocol: corev1.ProtocolTCP}})
 			expect(t, "exporter security context = memcached's", c.SecurityContext, containers[0].SecurityContext)
 			expect(t, "no readiness probe (a slow exporter never unpublishes a server)", c.ReadinessProbe == nil, true)

@@ -63,7 +63,7 @@ const (
 	watchedNamespaces = "t-create, t-status,t-drift,t-foreign,t-admission,t-quiet,t-two,t-optional,t-scale,t-pause,t-terminating,t-cost,t-recreate,t-upgrade,t-netpol,t-netpol-foreign,t-shutdown,t-secrets,t-restart,t-metrics," +
 		"t-monitoring"
 	// testExporterImage is the operator's default exporter image (RELATED_IMAGE_MEMCACHED_EXPORTER).
-	testExporterImage = "registry.example.com/memcached-exporter:v0.14.4"
+	testExporterImage = "registry.example.com/memcached-exporter:v0.16.0"
 )
 
 var (

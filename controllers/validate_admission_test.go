@@ -193,6 +193,9 @@ var ruleCases = map[string]ruleCase{
 	// spec.monitoring (issue 11).
 	"monitoring without service":     {operatorOnly: true, spec: map[string]any{"monitoring": map[string]any{"enabled": true}, "service": map[string]any{"enabled": false}}, field: "spec.monitoring.enabled"},
 	"monitoring with service":        {spec: map[string]any{"monitoring": map[string]any{"enabled": true}}},
+	"monitoring with auth":           {operatorOnly: true, spec: map[string]any{"monitoring": map[string]any{"enabled": true}, "auth": map[string]any{"secretName": "users"}}, field: "spec.monitoring.enabled"},
+	"monitoring off with auth":       {spec: map[string]any{"monitoring": map[string]any{"enabled": false}, "auth": map[string]any{"secretName": "users"}}},
+	"monitoring with tls":            {spec: merge(tlsSpec(map[string]any{"secretName": "cert", "clientCA": map[string]any{"secretName": "ca"}}), map[string]any{"monitoring": map[string]any{"enabled": true}})},
 	"monitoring off, service off":    {spec: map[string]any{"monitoring": map[string]any{"enabled": false}, "service": map[string]any{"enabled": false}}},
 	"exporter image empty":           {rule: ".spec.monitoring.image minLength", spec: map[string]any{"monitoring": map[string]any{"image": ""}}, field: "spec.monitoring.image", unseen: "an empty spec.monitoring.image reads as unset: the default exporter image is used"},
 	"exporter image of 513":          {rule: ".spec.monitoring.image maxLength", spec: map[string]any{"monitoring": map[string]any{"image": strings.Repeat("i", 513)}}, field: "spec.monitoring.image"},

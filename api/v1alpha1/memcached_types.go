@@ -106,7 +106,7 @@ const (
 // server is tuned and where its pods are scheduled.
 //
 // Rules that relate fields across the spec (spec.auth with spec.memcached.extraArgs' -B,
-// spec.monitoring.enabled with spec.service.enabled) are checked by the operator, not at admission
+// spec.monitoring.enabled with spec.service.enabled and without spec.auth) are checked by the operator, not at admission
 // (Validate; the instance turns Degraded/InvalidSpec naming the field, with one Warning event):
 // a CEL rule on spec is a change of an existing field's x-kubernetes-validations, which OLM v1's
 // CRD upgrade-safety preflight refuses ("unhandled"), so adding one would block every OLM v1
@@ -513,6 +513,9 @@ const ExporterPort = 9150
 // sidecar (https://github.com/prometheus/memcached_exporter) in every pod, which reads memcached's
 // stats over localhost and serves them on port 9150 ("metrics"), the same port on the headless
 // Service, and a ServiceMonitor (monitoring.coreos.com/v1) when that CRD exists in the cluster.
+// With spec.tls the exporter reads a plain-text listener on the pod's loopback address
+// (127.0.0.1:11212, which only the pod's containers reach); with spec.auth monitoring is refused
+// (Degraded/InvalidSpec): memcached_exporter cannot authenticate.
 type MonitoringSpec struct {
 	// Enabled adds the exporter sidecar, the Service's metrics port and the ServiceMonitor (default
 	// false); turning it off removes all three. Changing it rolls the pods.
@@ -523,7 +526,7 @@ type MonitoringSpec struct {
 
 	// Image overrides the exporter image, in the grammar of spec.image (a tag or digest reference).
 	// When empty the operator uses its RELATED_IMAGE_MEMCACHED_EXPORTER environment variable
-	// (quay.io/prometheus/memcached-exporter:v0.14.4 in the shipped operator).
+	// (quay.io/prometheus/memcached-exporter:v0.16.0 in the shipped operator).
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
 	// +kubebuilder:validation:Pattern=`^((?:(?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*|\[(?:[a-fA-F0-9:]+)\])(?::[0-9]+)?/)?[a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*)*)(?::([\w][\w.-]{0,127}))?(?:@([A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*[:][[:xdigit:]]{32,}))?$`

@@ -87,6 +87,18 @@ func TestValidate(t *testing.T) {
 			mc.Spec.Monitoring.Enabled = ptr.To(true)
 			mc.Spec.Service.Enabled = ptr.To(false)
 		}, fields: []string{"spec.monitoring.enabled"}},
+		"monitoring with auth": {mutate: func(mc *Memcached) {
+			mc.Spec.Monitoring.Enabled = ptr.To(true)
+			mc.Spec.Auth = &AuthSpec{SecretName: "s"}
+		}, fields: []string{"spec.monitoring.enabled"}},
+		"monitoring with tls": {mutate: func(mc *Memcached) {
+			mc.Spec.Monitoring.Enabled = ptr.To(true)
+			mc.Spec.TLS = &TLSSpec{SecretName: "s", ClientCA: &TLSClientCA{SecretName: "ca"}}
+		}},
+		"auth, monitoring off": {mutate: func(mc *Memcached) {
+			mc.Spec.Monitoring.Enabled = ptr.To(false)
+			mc.Spec.Auth = &AuthSpec{SecretName: "s"}
+		}},
 		"grace below delay": {mutate: func(mc *Memcached) { mc.Spec.GracefulShutdown.PreStopDelaySeconds = ptr.To[int32](30) }, fields: []string{"spec.gracefulShutdown.terminationGracePeriodSeconds"}},
 		"auth with -B": {mutate: func(mc *Memcached) {
 			mc.Spec.Auth = &AuthSpec{SecretName: "s"}

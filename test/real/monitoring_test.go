@@ -38,7 +38,7 @@ import (
 )
 
 // TestMonitoringExporter proves spec.monitoring on real containers: a Memcached of 3 with
-// monitoring on, its exporter image (MEMCACHED_EXPORTER_IMAGE: memcached_exporter v0.14.4 built
+// monitoring on, its exporter image (MEMCACHED_EXPORTER_IMAGE: memcached_exporter v0.16.0 built
 // from its Go module by make real-images, by digest) set through spec.monitoring.image, in a
 // namespace enforcing the restricted profile (so the sidecar's security context is admitted).
 // Every pod runs the exporter beside memcached; the headless Service has the "metrics" port. The

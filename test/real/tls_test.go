@@ -27,7 +27,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"math/big"
+	"net/http"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -38,6 +42,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/client-go/util/keyutil"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
@@ -191,7 +196,11 @@ func TestTLSAndAuthentication(t *testing.T) {
 
 // TestClientCertificates proves spec.tls.clientCA on a real memcached pod: with the client CA in a
 // Secret of its own and verification Require, a client presenting a certificate signed by that CA
-// is served, one without a certificate or with one signed by another CA is refused.
+// is served, one without a certificate or with one signed by another CA is refused. Monitoring is
+// on as well (the exporter image of MEMCACHED_EXPORTER_IMAGE): the exporter, which has no
+// certificate, reads memcached through its plain-text loopback listener (memcached_up 1 and
+// memcached_current_items equal to the keys a client wrote over TLS), and that listener cannot be
+// reached from another pod.
 func TestClientCertificates(t *testing.T) {
 	g := NewWithT(t)
 	ctx := utils.TestContext(t)
@@ -222,6 +231,7 @@ func TestClientCertificates(t *testing.T) {
 			TLS: &cachev1alpha1.TLSSpec{SecretName: name + "-cert", ClientCA: &cachev1alpha1.TLSClientCA{
 				SecretName: name + "-clients", Key: "clients.pem", Verification: cachev1alpha1.ClientCertificateRequire,
 			}},
+			Monitoring: cachev1alpha1.MonitoringSpec{Enabled: ptr.To(true), Image: os.Getenv("MEMCACHED_EXPORTER_IMAGE")},
 		},
 	})).To(Succeed())
 	startClientPod(t, ns)
@@ -256,6 +266,25 @@ func TestClientCertificates(t *testing.T) {
 		g.Expect(rep.Servers[0].Version).To(BeEmpty(), what)
 		t.Logf("%s: refused (%s)", what, rep.Servers[0].Error)
 	}
+
+	const keys = 10
+	var set memcache.PlacementReport
+	g.Expect(clientRun(ctx, ns, withCert(clientCert, clientKey), &set, "hashset", "-servers", servers, "-prefix", "mon", "-n", strconv.Itoa(keys), "-tls", "-credentials-stdin")).To(Succeed())
+	host := strings.TrimSuffix(mc.Status.ServerList[0], fmt.Sprintf(":%d", cachev1alpha1.DefaultPort))
+	url := fmt.Sprintf("http://%s:%d/metrics", host, cachev1alpha1.ExporterPort)
+	var r memcache.HTTPSReport
+	g.Expect(clientRun(ctx, ns, "", &r, "https-get", "-url", url)).To(Succeed())
+	g.Expect(r.Status).To(Equal(http.StatusOK), "%s: %.300s", url, r.Body)
+	m, err := utils.ParseMetrics(r.Body)
+	g.Expect(err).NotTo(HaveOccurred())
+	up, _ := m.Sum("memcached_up", nil)
+	items, _ := m.Sum("memcached_current_items", nil)
+	g.Expect(up).To(Equal(1.0), "%s: memcached_up with TLS and required client certificates", url)
+	g.Expect(items).To(Equal(float64(keys)), "%s: memcached_current_items = the keys written over TLS", url)
+	var plain memcache.ServersReport
+	g.Expect(clientRun(ctx, ns, "", &plain, "servers", "-servers", fmt.Sprintf("%s:%d", host, 11212))).NotTo(Succeed(),
+		"the exporter's plain-text listener must not be reachable from another pod")
+	t.Logf("monitoring with TLS and client certificates: %s reports memcached_up 1, %v items; %s:11212 from another pod: %s", url, items, host, plain.Servers[0].Error)
 }
 
 // creds is the -credentials-stdin JSON of mcclient.
