@@ -55,9 +55,9 @@ import (
 //     FromCache, observe). Annotations, labels others add and status
 //     fields no one reads are dropped: the merge patch of a drift correction is computed from the
 //     cached object and only writes what changed, so the server keeps what the cache does not hold.
-//   - ServiceMonitor (only once its CRD is served): all but managed fields. The kind cannot have
+//   - ServiceMonitor, PrometheusRule (each only once its CRD is served): all but managed fields. The kinds cannot have
 //     a ByObject entry (the cache resolves every entry's kind when it is built, before the CRD may
-//     exist), so its informer is not label-filtered either.
+//     exist), so their informers are not label-filtered either.
 //   - Secret: metadata only (the controller watches it with builder.OnlyMetadata), trimmed to
 //     name, namespace, UID and resourceVersion (trimSecretMetadata). Every Secret of the watched
 //     namespaces is listed, because any of them may be named by a Memcached later, but no Secret's

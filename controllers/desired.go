@@ -43,8 +43,9 @@ type desiredObject struct {
 	object client.Object
 	// absent: the spec turns the object off, so the operator deletes its own one (apply.DeleteIfOwned).
 	absent bool
-	// optionalAPI: the kind is served only where its CRD is installed (ServiceMonitor); the entry
-	// is applied or deleted only while the cluster serves it (serviceMonitorWatch).
+	// optionalAPI: the kind is served only where its CRD is installed (ServiceMonitor,
+	// PrometheusRule); the entry is applied or deleted only while the cluster serves it
+	// (monitoringKindWatch).
 	optionalAPI bool
 	// apply makes the cluster match object (apply.Object); nil when absent.
 	apply func(ctx context.Context, c client.Client, reader client.Reader, scheme *runtime.Scheme, mc *cachev1alpha1.Memcached) (client.Object, apply.Result, error)
@@ -73,7 +74,7 @@ func optionalAPI(d desiredObject) desiredObject {
 // desiredState returns every object mc should own with opts, or the absence of each optional one
 // the spec turns off, in the order they are applied: the Deployment (its pod template carrying
 // secretHash, the hash of the Secret data the pods use; "" for none), the headless Service, the
-// PodDisruptionBudget, the NetworkPolicy and the ServiceMonitor. It is pure; adding a kind the
+// PodDisruptionBudget, the NetworkPolicy, the ServiceMonitor and the PrometheusRule. It is pure; adding a kind the
 // operator owns is adding its entry here (and its watch in SetupWithManager). The objects carry
 // no owner reference; apply sets it when it creates them.
 func desiredState(mc *cachev1alpha1.Memcached, opts Options, secretHash string) []desiredObject {
@@ -99,8 +100,12 @@ func desiredState(mc *cachev1alpha1.Memcached, opts Options, secretHash string) 
 			NeedsUpdate: networkPolicyNeedsUpdate, Update: updateNetworkPolicy,
 		}),
 		optionalAPI(want(monitoringEnabled(mc), apply.Owned[*monitoringv1.ServiceMonitor]{
-			Kind: "ServiceMonitor", Desired: desiredServiceMonitor(mc), Live: &monitoringv1.ServiceMonitor{},
+			Kind: monitoringv1.ServiceMonitorsKind, Desired: desiredServiceMonitor(mc), Live: &monitoringv1.ServiceMonitor{},
 			NeedsUpdate: serviceMonitorNeedsUpdate, Update: updateServiceMonitor,
+		})),
+		optionalAPI(want(monitoringEnabled(mc), apply.Owned[*monitoringv1.PrometheusRule]{
+			Kind: monitoringv1.PrometheusRuleKind, Desired: desiredPrometheusRule(mc), Live: &monitoringv1.PrometheusRule{},
+			NeedsUpdate: prometheusRuleNeedsUpdate, Update: updatePrometheusRule,
 		})),
 	}
 }

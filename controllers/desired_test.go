@@ -35,15 +35,15 @@ func TestDesiredState(t *testing.T) {
 		want   []string // kind, "absent" when the spec turns it off, "optional" for a kind the cluster may not serve
 	}{
 		"defaults": {mutate: func(*cachev1alpha1.Memcached) {}, want: []string{
-			"Deployment", "Service", "PodDisruptionBudget", "NetworkPolicy absent", "ServiceMonitor absent optional"}},
+			"Deployment", "Service", "PodDisruptionBudget", "NetworkPolicy absent", "ServiceMonitor absent optional", "PrometheusRule absent optional"}},
 		"everything on": {mutate: func(mc *cachev1alpha1.Memcached) {
 			mc.Spec.NetworkPolicy = cachev1alpha1.NetworkPolicySpec{Enabled: true, From: []networkingv1.NetworkPolicyPeer{{}}}
 			mc.Spec.Monitoring.Enabled = ptr.To(true)
-		}, want: []string{"Deployment", "Service", "PodDisruptionBudget", "NetworkPolicy", "ServiceMonitor optional"}},
+		}, want: []string{"Deployment", "Service", "PodDisruptionBudget", "NetworkPolicy", "ServiceMonitor optional", "PrometheusRule optional"}},
 		"optional ones off": {mutate: func(mc *cachev1alpha1.Memcached) {
 			mc.Spec.Service.Enabled = ptr.To(false)
 			mc.Spec.PodDisruptionBudget.Enabled = ptr.To(false)
-		}, want: []string{"Deployment", "Service absent", "PodDisruptionBudget absent", "NetworkPolicy absent", "ServiceMonitor absent optional"}},
+		}, want: []string{"Deployment", "Service absent", "PodDisruptionBudget absent", "NetworkPolicy absent", "ServiceMonitor absent optional", "PrometheusRule absent optional"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -91,8 +92,9 @@ type MemcachedReconciler struct {
 	// MaxConcurrentReconciles is how many Memcacheds are reconciled at once (controller-runtime's
 	// default, 1, when 0). One Memcached is never reconciled by two workers at once.
 	MaxConcurrentReconciles int
-	// ServiceMonitorPollInterval is how often API discovery is asked whether the ServiceMonitor CRD
-	// exists, until it does (DefaultServiceMonitorPollInterval when 0; see serviceMonitorWatch).
+	// ServiceMonitorPollInterval is how often API discovery is asked whether the ServiceMonitor and
+	// PrometheusRule CRDs exist, until they do (DefaultServiceMonitorPollInterval when 0; see
+	// monitoringKindWatch).
 	ServiceMonitorPollInterval time.Duration
 	// Namespaces are the namespaces the manager's cache watches (the argument of CacheOptions;
 	// empty: all). The pod cache watches the same.
@@ -101,8 +103,9 @@ type MemcachedReconciler struct {
 	// pods reads the pod cache (newPodCache; set up by SetupWithManager).
 	pods client.Reader
 
-	// serviceMonitors tells whether ServiceMonitors are served and watched (set up by SetupWithManager).
-	serviceMonitors *serviceMonitorWatch
+	// monitoringKinds tells, by kind, whether ServiceMonitors and PrometheusRules are served and
+	// watched (set up by SetupWithManager).
+	monitoringKinds map[string]*monitoringKindWatch
 }
 
 // +kubebuilder:rbac:groups=cache.example.com,resources=memcacheds,verbs=get;list;watch
@@ -116,6 +119,7 @@ type MemcachedReconciler struct {
 // +kubebuilder:rbac:groups=core,resources=secrets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=monitoring.coreos.com,resources=servicemonitors,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=monitoring.coreos.com,resources=prometheusrules,verbs=get;list;watch;create;update;patch;delete
 
 // Reconcile brings one Memcached to its desired state and writes its status. It is idempotent and
 // makes no API write when nothing changed. Objects the Memcached owns are garbage-collected through
@@ -245,9 +249,9 @@ func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1
 	}
 
 	for _, d := range desiredState(mc, r.Options, secretHash) {
-		// Only while the cluster serves the kind (serviceMonitorWatch): without the CRD there is
+		// Only while the cluster serves the kind (monitoringKindWatch): without the CRD there is
 		// nothing to create, read or delete, and that is not an error.
-		if d.optionalAPI && !r.serviceMonitors.Available() {
+		if d.optionalAPI && !r.monitoringKinds[d.kind].Available() {
 			continue
 		}
 		if d.absent {
@@ -432,8 +436,8 @@ func enqueueAfter(toRequests handler.MapFunc) handler.EventHandler {
 // changes memcachedChanged passes at once, the other updates after coalesceDelay), the
 // Deployments, Services, PodDisruptionBudgets and NetworkPolicies it controls, and the pods of its
 // instances; the changes of the latter reach the queue after coalesceDelay (enqueueAfter).
-// ServiceMonitors are watched from the moment the cluster serves them (serviceMonitorWatch, a
-// runnable of mgr).
+// ServiceMonitors and PrometheusRules are watched from the moment the cluster serves each
+// (monitoringKindWatch, runnables of mgr).
 //
 // It also watches Secrets, as metadata only (builder.OnlyMetadata): the cache then holds, for
 // every Secret of the watched namespaces, a PartialObjectMetadata trimmed to name, namespace, UID
@@ -471,9 +475,16 @@ func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		return fmt.Errorf("failed to add the pod cache: %w", err)
 	}
 	r.pods = pods
-	r.serviceMonitors = &serviceMonitorWatch{
-		discovery: dc, interval: interval, cache: mgr.GetCache(), reader: mgr.GetCache(),
-		events: make(chan event.GenericEvent),
+	events := make(chan event.GenericEvent)
+	r.monitoringKinds = map[string]*monitoringKindWatch{}
+	for kind, object := range map[string]func() client.Object{
+		monitoringv1.ServiceMonitorsKind: func() client.Object { return &monitoringv1.ServiceMonitor{} },
+		monitoringv1.PrometheusRuleKind:  func() client.Object { return &monitoringv1.PrometheusRule{} },
+	} {
+		r.monitoringKinds[kind] = &monitoringKindWatch{
+			kind: kind, object: object,
+			discovery: dc, interval: interval, cache: mgr.GetCache(), reader: mgr.GetCache(), events: events,
+		}
 	}
 	c, err := ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
@@ -486,14 +497,16 @@ func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&networkingv1.NetworkPolicy{}, enqueueAfter(controllerOf)).
 		WatchesRawSource(source.Kind[client.Object](pods, &podview.Pod{}, enqueueAfter(podToMemcached))).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(secretToMemcacheds(mgr.GetCache())), builder.OnlyMetadata).
-		WatchesRawSource(source.Channel(r.serviceMonitors.events, &handler.EnqueueRequestForObject{})).
+		WatchesRawSource(source.Channel(events, &handler.EnqueueRequestForObject{})).
 		Build(r)
 	if err != nil {
 		return err
 	}
-	r.serviceMonitors.controller = c
-	if err := mgr.Add(r.serviceMonitors); err != nil {
-		return fmt.Errorf("failed to add the ServiceMonitor watch: %w", err)
+	for kind, w := range r.monitoringKinds {
+		w.controller = c
+		if err := mgr.Add(w); err != nil {
+			return fmt.Errorf("failed to add the %s watch: %w", kind, err)
+		}
 	}
 	return nil
 }

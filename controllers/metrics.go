@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -38,6 +40,12 @@ var (
 	// readyReplicasDesc is status.readyReplicas of each Memcached (replicas), from InstanceCollector.
 	readyReplicasDesc = prometheus.NewDesc("memcached_operator_instance_ready_replicas",
 		"Ready memcached servers (status.readyReplicas) of a Memcached instance.", []string{"namespace", "name"}, nil)
+
+	// degradedDesc is 1 while a Memcached's Degraded condition is True, else 0, labelled with the
+	// condition's reason (none before the first status), from InstanceCollector. It is what the
+	// operator's alert MemcachedInstanceDegraded reads (config/prometheus/operator_rules.yaml).
+	degradedDesc = prometheus.NewDesc("memcached_operator_instance_degraded",
+		"1 while the Degraded condition of a Memcached instance is True, else 0; reason is the condition's reason.", []string{"namespace", "name", "reason"}, nil)
 
 	// reconcileOutcomes counts reconciles by result (success, error) and reason (the Degraded
 	// reason, or AsExpected).
@@ -57,7 +65,8 @@ const instanceScrapeTimeout = 5 * time.Second
 
 // InstanceCollector is a prometheus.Collector of the per-instance gauges
 // memcached_operator_instance_desired_replicas (spec.size) and
-// memcached_operator_instance_ready_replicas (status.readyReplicas), labelled namespace and name.
+// memcached_operator_instance_ready_replicas (status.readyReplicas), labelled namespace and name,
+// and memcached_operator_instance_degraded (the Degraded condition, with its reason).
 // It computes them at each scrape from the Memcacheds in Reader (the manager's cache), as
 // kube-state-metrics does for the objects it exports, instead of holding a series per instance
 // between scrapes: nothing per instance stays in memory (a GaugeVec of the two held 0.76 MiB of
@@ -78,6 +87,7 @@ type InstanceCollector struct {
 func (c InstanceCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- desiredReplicasDesc
 	ch <- readyReplicasDesc
+	ch <- degradedDesc
 }
 
 // Collect implements prometheus.Collector.
@@ -99,5 +109,13 @@ func (c InstanceCollector) Collect(ch chan<- prometheus.Metric) {
 		mc := &list.Items[i]
 		ch <- prometheus.MustNewConstMetric(desiredReplicasDesc, prometheus.GaugeValue, float64(mc.Spec.Size), mc.Namespace, mc.Name)
 		ch <- prometheus.MustNewConstMetric(readyReplicasDesc, prometheus.GaugeValue, float64(mc.Status.ReadyReplicas), mc.Namespace, mc.Name)
+		degraded, reason := 0.0, ""
+		if c := meta.FindStatusCondition(mc.Status.Conditions, cachev1alpha1.ConditionDegraded); c != nil {
+			reason = c.Reason
+			if c.Status == metav1.ConditionTrue {
+				degraded = 1
+			}
+		}
+		ch <- prometheus.MustNewConstMetric(degradedDesc, prometheus.GaugeValue, degraded, mc.Namespace, mc.Name, reason)
 	}
 }

@@ -21,7 +21,10 @@ import (
 
 	. "github.com/onsi/gomega"
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 )
 
 // metricSum sums, in the registry the manager serves, the values of the counter or gauge series
@@ -60,14 +63,27 @@ func instanceGauges(g Gomega, ns, name string) (desired, ready float64, found bo
 	return desired, ready, foundDesired || foundReady
 }
 
-// The per-instance gauges follow spec.size and the ready pods the status reports, and an instance's
-// series are gone once it is deleted (they are computed from the cache at each scrape). A replica
-// that does not lead exports none.
+// The per-instance gauges follow spec.size and the ready pods the status reports, the degraded
+// gauge is 0 for a healthy instance and 1 with reason InvalidSpec for one whose spec the operator
+// refuses, and an instance's series are gone once it is deleted (they are computed from the cache
+// at each scrape). A replica that does not lead exports none.
 func TestInstanceMetrics(t *testing.T) {
 	g := NewWithT(t)
-	const ns, name, other = "t-metrics", "m1", "m2"
+	const ns, name, other, refused = "t-metrics", "m1", "m2", "m3"
 	g.Expect(k8sClient.Create(testCtx, newMemcached(ns, name, 2))).To(Succeed())
 	g.Expect(k8sClient.Create(testCtx, newMemcached(ns, other, 1))).To(Succeed())
+	bad := newMemcached(ns, refused, 1)
+	bad.Spec.Monitoring.Enabled = ptr.To(true)
+	bad.Spec.Auth = &cachev1alpha1.AuthSpec{SecretName: "users"}
+	g.Expect(k8sClient.Create(testCtx, bad)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		v, found := metricSum(g, "memcached_operator_instance_degraded", map[string]string{"namespace": ns, "name": refused, "reason": cachev1alpha1.ReasonInvalidSpec})
+		g.Expect(found).To(BeTrue())
+		g.Expect(v).To(Equal(1.0))
+		v, found = metricSum(g, "memcached_operator_instance_degraded", map[string]string{"namespace": ns, "name": name, "reason": cachev1alpha1.ReasonAsExpected})
+		g.Expect(found).To(BeTrue())
+		g.Expect(v).To(BeZero())
+	}, timeout, interval).Should(Succeed())
 	g.Eventually(func(g Gomega) {
 		desired, ready, found := instanceGauges(g, ns, name)
 		g.Expect(found).To(BeTrue())
@@ -94,7 +110,7 @@ func TestInstanceMetrics(t *testing.T) {
 	}
 	leading := make(chan struct{})
 	close(leading)
-	g.Expect(series(leading)).To(BeNumerically(">=", 4), "series of the leader: two per instance")
+	g.Expect(series(leading)).To(BeNumerically(">=", 9), "series of the leader: three per instance")
 	g.Expect(series(make(chan struct{}))).To(BeZero(), "series of a standby replica")
 
 	g.Expect(k8sClient.Delete(testCtx, getMemcached(g, ns, name))).To(Succeed())

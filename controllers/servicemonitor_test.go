@@ -43,7 +43,9 @@ import (
 // operators that create ServiceMonitors). Before the CRD: the exporter and the metrics port are
 // there (an edited sidecar is restored) and nothing fails, also once the group serves other kinds. The CRD is installed without restarting anything: the ServiceMonitor
 // appears, owned by the Memcached; a changed or deleted one is restored; the steady state makes no
-// writes; turning monitoring off removes the ServiceMonitor, the sidecar and the port.
+// writes; turning monitoring off removes the ServiceMonitor, the sidecar and the port. The
+// PrometheusRule follows its own CRD the same way (installed later still: a cluster may serve one
+// kind of the group without the other).
 func TestServiceMonitorFollowsItsCRD(t *testing.T) {
 	g := NewWithT(t)
 	const ns, name = "t-monitoring", "m1"
@@ -130,16 +132,43 @@ func TestServiceMonitorFollowsItsCRD(t *testing.T) {
 		g.Expect(sm.UID).NotTo(Equal(uid))
 	}, timeout, interval).Should(Succeed(), "a deleted ServiceMonitor is recreated")
 
+	// The PrometheusRule CRD is a kind of its own: absent until it is installed, then the rule
+	// appears, owned, with every alert scoped to this instance and carrying its runbook; an edited
+	// rule is restored.
+	_, err = k8sClient.RESTMapper().RESTMapping(monitoringv1.SchemeGroupVersion.WithKind(monitoringv1.PrometheusRuleKind).GroupKind(), "v1")
+	g.Expect(meta.IsNoMatchError(err)).To(BeTrue(), "the PrometheusRule CRD must not be installed yet: %v", err)
+	_, err = envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{
+		Paths: []string{filepath.Join("testdata", "monitoring.coreos.com_prometheusrules.yaml")}, ErrorIfPathMissing: true,
+	})
+	g.Expect(err).NotTo(HaveOccurred())
+	pr := &monitoringv1.PrometheusRule{}
+	g.Eventually(func() error { return k8sClient.Get(testCtx, key(ns, name), pr) }, timeout, interval).Should(Succeed(),
+		"the PrometheusRule appears once its CRD is installed, without a restart")
+	g.Expect(metav1.IsControlledBy(pr, getMemcached(g, ns, name))).To(BeTrue(), "owned by the Memcached")
+	g.Expect(pr.Spec.Groups).To(HaveLen(1))
+	g.Expect(pr.Spec.Groups[0].Rules).To(HaveLen(len(instanceAlerts)))
+	for _, r := range pr.Spec.Groups[0].Rules {
+		g.Expect(r.Expr.String()).To(ContainSubstring(`namespace="`+ns+`", service="`+name+`"`), r.Alert)
+		g.Expect(r.Annotations["runbook_url"]).To(HavePrefix(RunbookBaseURL+"#"), r.Alert)
+	}
+	g.Expect(k8sClient.Patch(testCtx, pr, client.RawPatch(types.MergePatchType,
+		[]byte(`{"spec":{"groups":[{"name":"memcached.rules","rules":[{"alert":"Mine","expr":"vector(1)"}]}]}}`)))).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(k8sClient.Get(testCtx, key(ns, name), pr)).To(Succeed())
+		g.Expect(pr.Spec.Groups).To(Equal(desiredPrometheusRule(getMemcached(g, ns, name)).Spec.Groups))
+	}, timeout, interval).Should(Succeed(), "the edited rule is restored")
+
 	// Steady state: no writes.
 	before := settledWritesIn(g, ns, 2*time.Second)
 	g.Consistently(func() map[string]int { return writesIn(ns) }, 3*time.Second, 250*time.Millisecond).Should(Equal(before),
-		"no writes in the steady state with a ServiceMonitor")
+		"no writes in the steady state with a ServiceMonitor and a PrometheusRule")
 
 	// Monitoring off: the ServiceMonitor, the sidecar and the metrics port go.
 	g.Expect(k8sClient.Patch(testCtx, getMemcached(g, ns, name), client.RawPatch(types.MergePatchType,
 		[]byte(`{"spec":{"monitoring":{"enabled":false}}}`)))).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(apierrors.IsNotFound(k8sClient.Get(testCtx, key(ns, name), &monitoringv1.ServiceMonitor{}))).To(BeTrue(), "ServiceMonitor deleted")
+		g.Expect(apierrors.IsNotFound(k8sClient.Get(testCtx, key(ns, name), &monitoringv1.PrometheusRule{}))).To(BeTrue(), "PrometheusRule deleted")
 		d := &appsv1.Deployment{}
 		g.Expect(k8sClient.Get(testCtx, key(ns, name), d)).To(Succeed())
 		g.Expect(d.Spec.Template.Spec.Containers).To(HaveLen(1))
@@ -152,4 +181,5 @@ func TestServiceMonitorFollowsItsCRD(t *testing.T) {
 	g.Expect(k8sClient.Patch(testCtx, getMemcached(g, ns, name), client.RawPatch(types.MergePatchType,
 		[]byte(`{"spec":{"monitoring":{"enabled":true}}}`)))).To(Succeed())
 	g.Eventually(func() error { return k8sClient.Get(testCtx, key(ns, name), &monitoringv1.ServiceMonitor{}) }, timeout, interval).Should(Succeed())
+	g.Eventually(func() error { return k8sClient.Get(testCtx, key(ns, name), &monitoringv1.PrometheusRule{}) }, timeout, interval).Should(Succeed())
 }

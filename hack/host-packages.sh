@@ -3,7 +3,8 @@
 #
 # Installs the Debian packages the local tiers need that the Go module proxy cannot provide, only
 # when a command they ship is missing (apt-get update only when an install fails). Groups:
-#   base    openssl, curl (the local control plane), memcached (the real-binary argument test)
+#   base    openssl, curl (the local control plane), memcached (the real-binary argument test),
+#           promtool of Debian's prometheus package (make test checks and unit-tests the alerts)
 #   real    the real-node tier: containerd, runc, CNI plugins (containernetworking-plugins),
 #           iptables, nftables and conntrack (kube-proxy; nft removes the tables it leaves), buildah, skopeo, umoci (images without a Docker
 #           engine), docker-registry (the local registry), busybox-static (a shell for images),
@@ -12,12 +13,12 @@
 set -euo pipefail
 
 declare -A pkg_of=(
-  [openssl]=openssl [curl]=curl [memcached]=memcached
+  [openssl]=openssl [curl]=curl [memcached]=memcached [promtool]=prometheus
   [containerd]=containerd [runc]=runc [/usr/lib/cni/bridge]=containernetworking-plugins
   [iptables]=iptables [conntrack]=conntrack [buildah]=buildah [skopeo]=skopeo [umoci]=umoci
   [docker-registry]=docker-registry [busybox]=busybox-static [nft]=nftables [jq]=jq
 )
-groups_base=(openssl curl memcached)
+groups_base=(openssl curl memcached promtool)
 groups_real=(containerd runc /usr/lib/cni/bridge iptables nft conntrack buildah skopeo umoci docker-registry busybox jq)
 
 [ $# -gt 0 ] || set -- base real

@@ -19,6 +19,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -36,12 +37,15 @@ import (
 )
 
 // DefaultServiceMonitorPollInterval is how often the operator asks API discovery whether the
-// ServiceMonitor CRD has been installed, until it has (MemcachedReconciler.ServiceMonitorPollInterval).
+// ServiceMonitor and PrometheusRule CRDs have been installed, until they have
+// (MemcachedReconciler.ServiceMonitorPollInterval).
 const DefaultServiceMonitorPollInterval = 10 * time.Second
 
-// serviceMonitorWatch starts the operator's management of ServiceMonitors once the cluster serves
-// monitoring.coreos.com/v1 ServiceMonitor, whether that is at start or later: no restart is needed
-// when the Prometheus Operator is installed after the memcached operator.
+// monitoringKindWatch starts the operator's management of one kind of monitoring.coreos.com/v1
+// (ServiceMonitor, PrometheusRule: one watch each, as a cluster may install one CRD and not the
+// other) once the cluster serves it, whether that is at start or later: no restart is needed
+// when the Prometheus Operator is installed after the memcached operator. The rest of this
+// comment says ServiceMonitor; it holds for each kind.
 //
 // How it detects the CRD: it asks API discovery (GET /apis/monitoring.coreos.com/v1) at start and
 // then every interval until the kind is served. Discovery is readable by every authenticated user
@@ -64,30 +68,34 @@ const DefaultServiceMonitorPollInterval = 10 * time.Second
 // If the CRD is removed later the informer logs its failed lists (client-go backs off) and the
 // reconciler's reads of ServiceMonitors fail until it comes back; restart the operator to stop
 // managing them.
-type serviceMonitorWatch struct {
+type monitoringKindWatch struct {
+	// kind is the Kind watched ("ServiceMonitor"), object returns an empty one.
+	kind       string
+	object     func() client.Object
 	discovery  discovery.DiscoveryInterface
 	interval   time.Duration
 	cache      cache.Cache
 	reader     client.Reader
 	controller controller.Controller
-	// events feeds the controller's channel source: one GenericEvent per Memcached to reconcile.
+	// events feeds the controller's channel source (shared by the kinds' watches): one
+	// GenericEvent per Memcached to reconcile.
 	events    chan event.GenericEvent
 	available atomic.Bool
 }
 
-// Available reports whether the ServiceMonitor kind is served and watched. A nil watch (a
+// Available reports whether the kind is served and watched. A nil watch (a
 // reconciler built without SetupWithManager, as in unit tests) reports false.
-func (w *serviceMonitorWatch) Available() bool { return w != nil && w.available.Load() }
+func (w *monitoringKindWatch) Available() bool { return w != nil && w.available.Load() }
 
 // NeedLeaderElection implements manager.LeaderElectionRunnable: only the leader reconciles, so
 // only the leader needs to know.
-func (w *serviceMonitorWatch) NeedLeaderElection() bool { return true }
+func (w *monitoringKindWatch) NeedLeaderElection() bool { return true }
 
-// Start polls discovery until the ServiceMonitor kind is served, then starts the watch (see the
+// Start polls discovery until the kind is served, then starts the watch (see the
 // type's comment). It returns nil when ctx is cancelled, and an error only when the watch cannot
 // be added, which stops the manager: the operator would otherwise silently manage nothing.
-func (w *serviceMonitorWatch) Start(ctx context.Context) error {
-	log := logf.FromContext(ctx).WithName("servicemonitor")
+func (w *monitoringKindWatch) Start(ctx context.Context) error {
+	log := logf.FromContext(ctx).WithName(strings.ToLower(w.kind))
 	gv := monitoringv1.SchemeGroupVersion.String()
 	ticker := time.NewTicker(w.interval)
 	defer ticker.Stop()
@@ -96,11 +104,11 @@ func (w *serviceMonitorWatch) Start(ctx context.Context) error {
 		served, err := w.served(gv)
 		switch {
 		case err != nil:
-			log.Error(err, "Failed to look up the ServiceMonitor kind in API discovery; retrying", "groupVersion", gv)
+			log.Error(err, "Failed to look up the kind in API discovery; retrying", "kind", w.kind, "groupVersion", gv)
 		case served:
 			return w.startWatch(ctx)
 		case !logged:
-			log.Info("ServiceMonitor CRD not installed: not managing ServiceMonitors until it is", "groupVersion", gv, "pollInterval", w.interval.String())
+			log.Info("CRD not installed: not managing the kind until it is", "kind", w.kind, "groupVersion", gv, "pollInterval", w.interval.String())
 			logged = true
 		}
 		select {
@@ -111,9 +119,9 @@ func (w *serviceMonitorWatch) Start(ctx context.Context) error {
 	}
 }
 
-// served reports whether discovery lists the ServiceMonitor kind in group version gv. A group
+// served reports whether discovery lists the kind in group version gv. A group
 // version that is not served at all (404) is not an error.
-func (w *serviceMonitorWatch) served(gv string) (bool, error) {
+func (w *monitoringKindWatch) served(gv string) (bool, error) {
 	list, err := w.discovery.ServerResourcesForGroupVersion(gv)
 	if apierrors.IsNotFound(err) {
 		return false, nil
@@ -122,22 +130,22 @@ func (w *serviceMonitorWatch) served(gv string) (bool, error) {
 		return false, fmt.Errorf("failed to get API resources of %s: %w", gv, err)
 	}
 	for _, r := range list.APIResources {
-		if r.Kind == monitoringv1.ServiceMonitorsKind {
+		if r.Kind == w.kind {
 			return true, nil
 		}
 	}
 	return false, nil
 }
 
-// startWatch adds the ServiceMonitor watch, marks the kind available and queues every Memcached
+// startWatch adds the kind's watch, marks the kind available and queues every Memcached
 // whose spec turns monitoring on, then blocks until ctx is cancelled.
-func (w *serviceMonitorWatch) startWatch(ctx context.Context) error {
-	log := logf.FromContext(ctx).WithName("servicemonitor")
-	if err := w.controller.Watch(source.Kind(w.cache, client.Object(&monitoringv1.ServiceMonitor{}), enqueueAfter(controllerOf))); err != nil {
-		return fmt.Errorf("failed to watch ServiceMonitors: %w", err)
+func (w *monitoringKindWatch) startWatch(ctx context.Context) error {
+	log := logf.FromContext(ctx).WithName(strings.ToLower(w.kind))
+	if err := w.controller.Watch(source.Kind(w.cache, w.object(), enqueueAfter(controllerOf))); err != nil {
+		return fmt.Errorf("failed to watch %ss: %w", w.kind, err)
 	}
 	w.available.Store(true)
-	log.Info("ServiceMonitor CRD found: managing ServiceMonitors")
+	log.Info("CRD found: managing the kind", "kind", w.kind)
 	list := &cachev1alpha1.MemcachedList{}
 	if err := w.reader.List(ctx, list); err != nil {
 		return fmt.Errorf("failed to list Memcacheds: %w", err)
