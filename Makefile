@@ -165,13 +165,18 @@ ROOT_ONLY_TESTS = make scorecard (the bundle's scorecard tests, run locally) and
 IS_ROOT := $(if $(filter 0,$(shell id -u)),1)
 
 .PHONY: test
-test: manifests generate fmt vet envtest-assets scorecard-tools ## Run unit, envtest and bundle tests, then the bundle freshness check, scorecard (as root; skipped otherwise) and catalog validation.
+test: manifests generate fmt vet envtest-assets scorecard-tools ## Run unit, envtest, alert-rule (promtool), dashboard and bundle tests, then the bundle freshness check, scorecard (as root; skipped otherwise) and catalog validation.
 	$(if $(IS_ROOT),,@echo ">> not root: skipping $(ROOT_ONLY_TESTS); they need a private mount namespace (unshare --mount). CI runs them as root.")
 	KUBEBUILDER_ASSETS="$(LOCALBIN)" go test ./... -coverprofile cover.out
+	$(MAKE) --no-print-directory dashboards-check
 	$(MAKE) --no-print-directory bundle-check
 	$(if $(IS_ROOT),$(MAKE) --no-print-directory scorecard,@echo ">> skipped (not root): make scorecard. CI runs it as root.")
 	$(MAKE) --no-print-directory catalog-validate
 	$(if $(IS_ROOT),,@echo ">> make test passed without the root-only parts: $(ROOT_ONLY_TESTS). CI runs them as root.")
+
+.PHONY: dashboards-check
+dashboards-check: ## Parse every PromQL query of the Grafana dashboards in config/grafana with Prometheus' parser and check the series exist (hack/dashboards, a module of its own).
+	cd hack/dashboards && go test ./...
 
 .PHONY: bench
 bench: envtest-assets ## Run the Go benchmarks of the builders and the status computation.
