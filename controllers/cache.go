@@ -45,7 +45,8 @@ import (
 //     (trimMemcached): the spec is the input, the status the base of the status patch.
 //   - Pod (three or more per instance, the bulk of the cached objects; in the pod cache, as a
 //     podview.Pod): only trimPod's fields, those computeStatus and podToMemcached read: name,
-//     three labels, phase, Ready, pod IP.
+//     three labels, phase, Ready, pod IP, and the statuses of failing containers only (failing;
+//     a pod whose containers run holds none).
 //   - Deployment, Service, PodDisruptionBudget, NetworkPolicy: of the metadata what the ownership
 //     check and drift detection read (trimOwned: identity, owner references, our own labels), and
 //     of the spec what their NeedsUpdate compares and their Update writes (trimDeployment,
@@ -166,7 +167,36 @@ func trimPod(obj any) (any, error) {
 			break
 		}
 	}
+	for _, c := range p.Status.ContainerStatuses {
+		if failing(&c) {
+			c.State.Waiting = truncatedWaiting(c.State.Waiting)
+			c.State.Terminated = truncatedTerminated(c.State.Terminated)
+			c.LastTerminationState.Waiting = nil
+			c.LastTerminationState.Terminated = truncatedTerminated(c.LastTerminationState.Terminated)
+			out.Status.ContainerStatuses = append(out.Status.ContainerStatuses, c)
+		}
+	}
 	return out, nil
+}
+
+// maxStateMessage bounds the bytes of a waiting or termination message the cache keeps (a
+// termination message may be 4 KiB; the Degraded message needs its start).
+const maxStateMessage = 512
+
+// truncatedWaiting returns w with its message cut to maxStateMessage bytes.
+func truncatedWaiting(w *podview.ContainerStateWaiting) *podview.ContainerStateWaiting {
+	if w == nil {
+		return nil
+	}
+	return &podview.ContainerStateWaiting{Reason: w.Reason, Message: truncate(w.Message, maxStateMessage)}
+}
+
+// truncatedTerminated returns t with its message cut to maxStateMessage bytes.
+func truncatedTerminated(t *podview.ContainerStateTerminated) *podview.ContainerStateTerminated {
+	if t == nil {
+		return nil
+	}
+	return &podview.ContainerStateTerminated{ExitCode: t.ExitCode, Reason: t.Reason, Message: truncate(t.Message, maxStateMessage)}
 }
 
 // trimOwned drops from the metadata of an owned object what no drift check, ownership check or

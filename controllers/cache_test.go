@@ -18,9 +18,11 @@ package controllers
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -97,7 +99,8 @@ func decodePod(t testing.TB, p *corev1.Pod) *podview.Pod {
 
 // The pod cache keeps of a Pod only what the operator reads: the status computed from trimmed
 // pods equals the status computed from the pods as decoded, podToMemcached maps them alike, and
-// the annotations, managed fields, owner references and the other conditions are gone.
+// the annotations, managed fields, owner references, the other conditions and the statuses of
+// containers that do not fail are gone.
 func TestTrimPodKeepsWhatStatusNeeds(t *testing.T) {
 	mc := &cachev1alpha1.Memcached{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "ns", Generation: 1}, Spec: cachev1alpha1.MemcachedSpec{Size: 3}}
 	dep := deployment(3, 3, 3, 3, true)
@@ -111,6 +114,14 @@ func TestTrimPodKeepsWhatStatusNeeds(t *testing.T) {
 			fullPod("c-3", "10.244.0.3", false, func(p *corev1.Pod) { p.Status.Phase = corev1.PodFailed }),
 			fullPod("c-4", "", false, func(p *corev1.Pod) { p.Status.Phase = corev1.PodPending; p.Status.Conditions = nil }),
 		},
+		"one crash-looping": {
+			fullPod("c-1", "10.244.0.1", true),
+			fullPod("c-2", "10.244.0.2", false, func(p *corev1.Pod) {
+				p.Status.ContainerStatuses[0].RestartCount = 4
+				p.Status.ContainerStatuses[0].State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff", Message: "back-off 1m20s"}}
+				p.Status.ContainerStatuses[0].LastTerminationState = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 71, Reason: "Error", Message: "failed to set rlimit for open files", StartedAt: now, FinishedAt: now}}
+			}),
+		},
 	}
 	for name, served := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -123,7 +134,8 @@ func TestTrimPodKeepsWhatStatusNeeds(t *testing.T) {
 					t.Fatalf("trimPod: %v", err)
 				}
 				p := out.(*podview.Pod)
-				if p.Annotations != nil || p.ManagedFields != nil || len(p.Status.Conditions) > 1 {
+				keptHealthy := slices.ContainsFunc(p.Status.ContainerStatuses, func(c podview.ContainerStatus) bool { return !failing(&c) })
+				if p.Annotations != nil || p.ManagedFields != nil || len(p.Status.Conditions) > 1 || keptHealthy {
 					t.Errorf("trimPod kept more than status needs: %+v", p)
 				}
 				if got, want := podToMemcached(t.Context(), p), podToMemcached(t.Context(), &served[i]); !equality.Semantic.DeepEqual(got, want) {
@@ -139,6 +151,9 @@ func TestTrimPodKeepsWhatStatusNeeds(t *testing.T) {
 					t.Errorf("trimPod kept UID, owner references or labels no one reads: %+v", p.ObjectMeta)
 				}
 				trimmed = append(trimmed, *p)
+			}
+			if name == "one crash-looping" && len(trimmed[1].Status.ContainerStatuses) != 1 {
+				t.Errorf("trimPod dropped the failing container's status: %+v", trimmed[1].Status)
 			}
 			want := computeStatus(mc, observed{deployment: dep, pods: decoded, serviceOwned: true}, now)
 			got := computeStatus(mc, observed{deployment: dep, pods: trimmed, serviceOwned: true}, now)
@@ -565,5 +580,28 @@ func TestObserveWithoutPodCache(t *testing.T) {
 	(&MemcachedReconciler{}).observe(t.Context(), mc, &obs)
 	if obs.err == nil || !strings.Contains(obs.err.Error(), "the pod cache is not set up") || obs.pods != nil {
 		t.Errorf("observe without a pod cache: err %v, pods %v; want the pod cache named and no pods", obs.err, obs.pods)
+	}
+}
+
+// A failing container's messages are kept at most maxStateMessage bytes, cut on a character
+// boundary (a termination message may be 4 KiB, the kubelet's limit).
+func TestTrimPodBoundsMessages(t *testing.T) {
+	long := strings.Repeat("é", 2048) // 4 KiB of two-byte characters
+	p := fullPod("c-1", "", false, func(p *corev1.Pod) {
+		p.Status.ContainerStatuses[0].State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "RunContainerError", Message: long}}
+		p.Status.ContainerStatuses[0].LastTerminationState = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1, Message: long}}
+	})
+	out, err := trimPod(decodePod(t, &p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := out.(*podview.Pod).Status.ContainerStatuses
+	if len(cs) != 1 {
+		t.Fatalf("container statuses = %+v, want the failing one", cs)
+	}
+	for what, m := range map[string]string{"waiting": cs[0].State.Waiting.Message, "last terminated": cs[0].LastTerminationState.Terminated.Message} {
+		if len(m) != maxStateMessage || !utf8.ValidString(m) || !strings.HasPrefix(long, m) {
+			t.Errorf("%s message: %d bytes, valid UTF-8 %v, want the first %d bytes of the message", what, len(m), utf8.ValidString(m), maxStateMessage)
+		}
 	}
 }

@@ -20,9 +20,71 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/internal/podview"
 )
+
+// crashing is pod name whose memcached container crash-loops, its last run ended with exit code
+// and termination message msg.
+func crashing(name string, code int32, msg string) podview.Pod {
+	return podWith(name, podview.ContainerStatus{Name: containerName, RestartCount: 3,
+		State:                podview.ContainerState{Waiting: &podview.ContainerStateWaiting{Reason: "CrashLoopBackOff", Message: "back-off 40s restarting failed container=memcached"}},
+		LastTerminationState: podview.ContainerState{Terminated: &podview.ContainerStateTerminated{ExitCode: code, Reason: "Error", Message: msg}},
+	})
+}
+
+// podWith is a running, not ready pod name with container statuses cs.
+func podWith(name string, cs ...podview.ContainerStatus) podview.Pod {
+	return podview.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: podview.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: cs}}
+}
+
+// What containerFailure says for each kind of failure the kubelet reports, with the spec field
+// it points to: messages without the back-off delay or restart count (the same failure retried is
+// the same message, so no status write per retry), the first pod by name, the others counted;
+// starting, running, ready or deleted pods are no failure. Waiting reasons and memcached's exit
+// codes: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#container-state-waiting
+// and memcached.c (EX_USAGE for a refused flag, EX_OSERR when setrlimit(RLIMIT_NOFILE) fails).
+func TestContainerFailure(t *testing.T) {
+	waiting := func(name, reason, msg string) podview.ContainerStatus {
+		return podview.ContainerStatus{Name: name, State: podview.ContainerState{Waiting: &podview.ContainerStateWaiting{Reason: reason, Message: msg}}}
+	}
+	deleted := crashing("c-0", 64, "")
+	deleted.DeletionTimestamp = &metav1.Time{}
+	oom := crashing("c-1", 137, "")
+	oom.Status.ContainerStatuses[0].LastTerminationState.Terminated.Reason = "OOMKilled"
+	exporter := waiting(exporterContainerName, "ImagePullBackOff", `Back-off pulling image "quay.io/x:1"`)
+	tests := map[string]struct {
+		pods []podview.Pod
+		want string
+	}{
+		"none":                   {},
+		"starting":               {pods: []podview.Pod{podWith("c-1", waiting(containerName, "ContainerCreating", ""))}},
+		"running, not ready yet": {pods: []podview.Pod{podWith("c-1", podview.ContainerStatus{Name: containerName})}},
+		"ready after a crash": {pods: []podview.Pod{podWith("c-1", podview.ContainerStatus{Name: containerName, Ready: true, RestartCount: 1,
+			LastTerminationState: podview.ContainerState{Terminated: &podview.ContainerStateTerminated{ExitCode: 1}}})}},
+		"deleted":        {pods: []podview.Pod{deleted}},
+		"bad flag":       {pods: []podview.Pod{crashing("c-1", 64, "")}, want: "pod c-1: container memcached CrashLoopBackOff; last exit code 64 (Error); memcached refused its command line: check spec.memcached.extraArgs"},
+		"rlimit":         {pods: []podview.Pod{crashing("c-1", 71, "failed to set rlimit for open files.\n")}, want: "pod c-1: container memcached CrashLoopBackOff; last exit code 71 (Error): failed to set rlimit for open files.; memcached could not raise its open-file limit to spec.memcached.maxConnections (1024) or could not listen: lower maxConnections below the node's limit"},
+		"out of memory":  {pods: []podview.Pod{oom}, want: "pod c-1: container memcached CrashLoopBackOff; last exit code 137 (OOMKilled); spec.resources.limits.memory is too small for spec.memcached.maxMemoryMB (64 MiB) and memcached's overhead"},
+		"image pull":     {pods: []podview.Pod{podWith("c-1", waiting(containerName, "ErrImagePull", "rpc error: not found"))}, want: "pod c-1: container memcached ErrImagePull; check spec.image (the operator's default)"},
+		"exporter image": {pods: []podview.Pod{podWith("c-1", podview.ContainerStatus{Name: containerName, Ready: true}, exporter)}, want: "pod c-1: container memcached-exporter ImagePullBackOff; check spec.monitoring.image"},
+		"config error":   {pods: []podview.Pod{podWith("c-1", waiting(containerName, "CreateContainerConfigError", `secret "users" not found`))}, want: `pod c-1: container memcached CreateContainerConfigError: secret "users" not found`},
+		"terminated now": {pods: []podview.Pod{podWith("c-1", podview.ContainerStatus{Name: containerName, State: podview.ContainerState{Terminated: &podview.ContainerStateTerminated{ExitCode: 2, Reason: "Error"}}})}, want: "pod c-1: container memcached; last exit code 2 (Error)"},
+		"first by name":  {pods: []podview.Pod{crashing("c-3", 64, ""), deleted, crashing("c-2", 64, ""), podWith("c-1")}, want: "pod c-2: container memcached CrashLoopBackOff; last exit code 64 (Error); memcached refused its command line: check spec.memcached.extraArgs (1 more pods failing)"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			expect(t, "containerFailure", containerFailure(defaulted("c"), tc.pods), tc.want)
+		})
+	}
+	// A retry of the same failure (another restart, a longer back-off) says the same.
+	again := crashing("c-1", 64, "")
+	again.Status.ContainerStatuses[0].RestartCount = 9
+	again.Status.ContainerStatuses[0].State.Waiting.Message = "back-off 5m0s restarting failed container=memcached"
+	expect(t, "after more restarts", containerFailure(defaulted("c"), []podview.Pod{again}), containerFailure(defaulted("c"), []podview.Pod{crashing("c-1", 64, "")}))
+}
 
 func TestDegradedCondition(t *testing.T) {
 	withConditions := func(conds ...appsv1.DeploymentCondition) *appsv1.Deployment {
@@ -49,11 +111,12 @@ func TestDegradedCondition(t *testing.T) {
 		"apply error":                {obs: observed{deployment: withConditions(quota), err: errors.New("failed to patch Service ns/c: forbidden")}, want: conditionState{"True", cachev1alpha1.ReasonReconcileError, "failed to patch Service ns/c: forbidden"}},
 		"pods cannot be created":     {obs: observed{deployment: withConditions(stuck, quota)}, want: conditionState{"True", cachev1alpha1.ReasonReplicaFailure, "exceeded quota"}},
 		"rollout stuck":              {obs: observed{deployment: withConditions(stuck)}, want: conditionState{"True", cachev1alpha1.ReasonProgressDeadline, "timed out"}},
+		"a container crash-loops":    {obs: observed{deployment: withConditions(stuck), pods: []podview.Pod{crashing("c-1", 64, "")}}, want: conditionState{"True", cachev1alpha1.ReasonContainerFailing, "pod c-1: container memcached CrashLoopBackOff; last exit code 64 (Error); memcached refused its command line: check spec.memcached.extraArgs"}},
 		"replica failure is cleared": {obs: observed{deployment: withConditions(appsv1.DeploymentCondition{Type: appsv1.DeploymentReplicaFailure, Status: corev1.ConditionFalse})}, want: fine},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			expectSame(t, "Degraded", degradedCondition(tc.obs), tc.want)
+			expectSame(t, "Degraded", degradedCondition(defaulted("c"), tc.obs), tc.want)
 		})
 	}
 }

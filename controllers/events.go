@@ -31,9 +31,16 @@ func eventNote(msg string) string {
 		return msg
 	}
 	const ellipsis = "…"
-	cut := maxEventNoteBytes - len(ellipsis)
-	for cut > 0 && !utf8.RuneStart(msg[cut]) {
-		cut--
+	return truncate(msg, maxEventNoteBytes-len(ellipsis)) + ellipsis
+}
+
+// truncate returns s cut to at most n bytes, on a character boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	return msg[:cut] + ellipsis
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

@@ -92,7 +92,7 @@ func computeStatus(mc *cachev1alpha1.Memcached, obs observed, now metav1.Time) c
 	}{
 		{cachev1alpha1.ConditionAvailable, availableCondition(obs, ro)},
 		{cachev1alpha1.ConditionProgressing, progressingCondition(obs, ro)},
-		{cachev1alpha1.ConditionDegraded, degradedCondition(obs)},
+		{cachev1alpha1.ConditionDegraded, degradedCondition(mc, obs)},
 	} {
 		// SetStatusCondition keeps the old lastTransitionTime unless the status changes.
 		meta.SetStatusCondition(&st.Conditions, metav1.Condition{

@@ -63,6 +63,11 @@ const (
 	ReasonProgressDeadline = "ProgressDeadlineExceeded"
 	// ReasonReplicaFailure (Degraded=True): the Deployment cannot create pods (quota, admission).
 	ReasonReplicaFailure = "ReplicaFailure"
+	// ReasonContainerFailing (Degraded=True): a container of the instance's pods cannot start or
+	// keeps failing (crash loop, image pull, a refused container config); the message names the
+	// pod and container, the kubelet's reason, the last exit code and termination message and,
+	// where the operator can tell, the spec field responsible. The other pods keep serving.
+	ReasonContainerFailing = "ContainerFailing"
 	// ReasonAsExpected (Degraded=False): nothing is wrong.
 	ReasonAsExpected = "AsExpected"
 	// ReasonDeploymentNotFound (Available=False, Progressing=True): the Deployment does not exist yet.

@@ -35,8 +35,9 @@ import (
 
 // Pod is the part of a core/v1 Pod (https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/pod-v1/)
 // the operator reads: the metadata (from protobuf without owner references, finalizers and
-// managed fields, see unmarshalObjectMeta), and of the status the phase, the pod IP and the
-// conditions' type and status. The spec is not decoded.
+// managed fields, see unmarshalObjectMeta), and of the status the phase, the pod IP, the
+// conditions' type and status and the containers' statuses (ContainerStatus). The spec is not
+// decoded.
 // +kubebuilder:object:root=true
 type Pod struct {
 	metav1.TypeMeta   `json:",inline"`
@@ -54,6 +55,39 @@ type PodStatus struct {
 	// Conditions are the pod's conditions, each with its type and status only (no reason,
 	// message or times).
 	Conditions []PodCondition `json:"conditions,omitempty"`
+	// ContainerStatuses are the containers' statuses: name, readiness, restart count, and of the
+	// current and last state only a waiting or terminated one's reason and message (and exit
+	// code). The operator keeps those of the containers that fail (see controllers' trimPod).
+	ContainerStatuses []ContainerStatus `json:"containerStatuses,omitempty"`
+}
+
+// ContainerStatus is the part of a core/v1 ContainerStatus the operator reads.
+type ContainerStatus struct {
+	Name                 string         `json:"name"`
+	State                ContainerState `json:"state,omitempty"`
+	LastTerminationState ContainerState `json:"lastState,omitempty"`
+	Ready                bool           `json:"ready"`
+	RestartCount         int32          `json:"restartCount"`
+}
+
+// ContainerState is the waiting or terminated part of a core/v1 ContainerState (a running
+// container has neither).
+type ContainerState struct {
+	Waiting    *ContainerStateWaiting    `json:"waiting,omitempty"`
+	Terminated *ContainerStateTerminated `json:"terminated,omitempty"`
+}
+
+// ContainerStateWaiting is a core/v1 ContainerStateWaiting.
+type ContainerStateWaiting struct {
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// ContainerStateTerminated is the part of a core/v1 ContainerStateTerminated the operator reads.
+type ContainerStateTerminated struct {
+	ExitCode int32  `json:"exitCode"`
+	Reason   string `json:"reason,omitempty"`
+	Message  string `json:"message,omitempty"`
 }
 
 // PodCondition is the type and status of a core/v1 PodCondition.

@@ -57,19 +57,47 @@ func servedPod(name string) corev1.Pod {
 				{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: created},
 				{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", Message: "containers with unready status: [memcached]"},
 			},
-			ContainerStatuses: []corev1.ContainerStatus{{Name: "memcached", Ready: false, RestartCount: 2}},
+			ContainerStatuses: []corev1.ContainerStatus{
+				{
+					Name: "memcached", Ready: false, RestartCount: 2, Image: "memcached:1.6", ContainerID: "containerd://abc",
+					State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff", Message: "back-off 20s restarting failed container"}},
+					LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+						ExitCode: 71, Signal: 0, Reason: "Error", Message: "failed to set rlimit for open files", StartedAt: created, FinishedAt: created, ContainerID: "containerd://abb",
+					}},
+				},
+				{
+					Name: "memcached-exporter", Ready: true, Started: ptr.To(true),
+					State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: created}},
+				},
+			},
 		},
 	}
 }
 
 // wantView is what a Pod decoded from p's protobuf holds: the metadata without the fields
-// unmarshalObjectMeta skips, and the phase, pod IP and conditions' type and status.
+// unmarshalObjectMeta skips, and the phase, pod IP, conditions' type and status and the
+// containers' names, readiness, restart counts and waiting or terminated states.
 func wantView(p *corev1.Pod) Pod {
 	m := *p.ObjectMeta.DeepCopy()
 	m.SelfLink, m.DeletionGracePeriodSeconds, m.OwnerReferences, m.Finalizers, m.ManagedFields = "", nil, nil, nil, nil
 	out := Pod{ObjectMeta: m, Status: PodStatus{Phase: p.Status.Phase, PodIP: p.Status.PodIP}}
 	for _, c := range p.Status.Conditions {
 		out.Status.Conditions = append(out.Status.Conditions, PodCondition{Type: c.Type, Status: c.Status})
+	}
+	state := func(s corev1.ContainerState) ContainerState {
+		var out ContainerState
+		if w := s.Waiting; w != nil {
+			out.Waiting = &ContainerStateWaiting{Reason: w.Reason, Message: w.Message}
+		}
+		if t := s.Terminated; t != nil {
+			out.Terminated = &ContainerStateTerminated{ExitCode: t.ExitCode, Reason: t.Reason, Message: t.Message}
+		}
+		return out
+	}
+	for _, c := range p.Status.ContainerStatuses {
+		out.Status.ContainerStatuses = append(out.Status.ContainerStatuses, ContainerStatus{
+			Name: c.Name, Ready: c.Ready, RestartCount: c.RestartCount, State: state(c.State), LastTerminationState: state(c.LastTerminationState),
+		})
 	}
 	return out
 }

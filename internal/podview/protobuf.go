@@ -34,8 +34,8 @@ import (
 func (p *Pod) Reset() { *p = Pod{} }
 
 // Unmarshal decodes a core/v1 Pod in protobuf wire format into p: of the metadata what
-// unmarshalObjectMeta reads, of the status the phase, the pod IP and each condition's type and
-// status. The spec and every other field are skipped without being decoded. It returns an error
+// unmarshalObjectMeta reads, of the status the phase, the pod IP, each condition's type and
+// status and the container statuses (ContainerStatus.unmarshal). The spec and every other field are skipped without being decoded. It returns an error
 // when data is not a well-formed protobuf message or a field has an unexpected wire type.
 func (p *Pod) Unmarshal(data []byte) error {
 	return fields(data, func(num protowire.Number, typ protowire.Type, b []byte, _ uint64) error {
@@ -63,6 +63,79 @@ func (s *PodStatus) unmarshal(data []byte) error {
 			s.Conditions = append(s.Conditions, c)
 		case 6:
 			return str(typ, "PodStatus.podIP", b, &s.PodIP)
+		case 8:
+			var c ContainerStatus
+			if err := message(typ, "PodStatus.containerStatuses", b, c.unmarshal); err != nil {
+				return err
+			}
+			s.ContainerStatuses = append(s.ContainerStatuses, c)
+		}
+		return nil
+	})
+}
+
+// unmarshal decodes a core/v1 ContainerStatus: name (1), state (2), lastState (3), ready (4),
+// restartCount (5).
+func (c *ContainerStatus) unmarshal(data []byte) error {
+	return fields(data, func(num protowire.Number, typ protowire.Type, b []byte, v uint64) error {
+		switch num {
+		case 1:
+			return str(typ, "ContainerStatus.name", b, &c.Name)
+		case 2:
+			return message(typ, "ContainerStatus.state", b, c.State.unmarshal)
+		case 3:
+			return message(typ, "ContainerStatus.lastState", b, c.LastTerminationState.unmarshal)
+		case 4:
+			if typ != protowire.VarintType {
+				return wireTypeError("ContainerStatus.ready", typ)
+			}
+			c.Ready = v != 0
+		case 5:
+			if typ != protowire.VarintType {
+				return wireTypeError("ContainerStatus.restartCount", typ)
+			}
+			c.RestartCount = int32(v)
+		}
+		return nil
+	})
+}
+
+// unmarshal decodes a core/v1 ContainerState: waiting (1: reason 1, message 2) and terminated (3:
+// exitCode 1, reason 3, message 4); running (2) is skipped.
+func (s *ContainerState) unmarshal(data []byte) error {
+	return fields(data, func(num protowire.Number, typ protowire.Type, b []byte, _ uint64) error {
+		switch num {
+		case 1:
+			s.Waiting = &ContainerStateWaiting{}
+			return message(typ, "ContainerState.waiting", b, func(b []byte) error {
+				return fields(b, func(num protowire.Number, typ protowire.Type, b []byte, _ uint64) error {
+					switch num {
+					case 1:
+						return str(typ, "ContainerStateWaiting.reason", b, &s.Waiting.Reason)
+					case 2:
+						return str(typ, "ContainerStateWaiting.message", b, &s.Waiting.Message)
+					}
+					return nil
+				})
+			})
+		case 3:
+			s.Terminated = &ContainerStateTerminated{}
+			return message(typ, "ContainerState.terminated", b, func(b []byte) error {
+				return fields(b, func(num protowire.Number, typ protowire.Type, b []byte, v uint64) error {
+					switch num {
+					case 1:
+						if typ != protowire.VarintType {
+							return wireTypeError("ContainerStateTerminated.exitCode", typ)
+						}
+						s.Terminated.ExitCode = int32(v)
+					case 3:
+						return str(typ, "ContainerStateTerminated.reason", b, &s.Terminated.Reason)
+					case 4:
+						return str(typ, "ContainerStateTerminated.message", b, &s.Terminated.Message)
+					}
+					return nil
+				})
+			})
 		}
 		return nil
 	})
