@@ -312,8 +312,8 @@ bundle: check-channels manifests kustomize operator-sdk ## Generate bundle/ for 
 	$(MAKE) bundle-validate
 
 .PHONY: bundle-validate
-bundle-validate: operator-sdk ## Validate bundle/ with operator-sdk (operatorframework suite): no errors, no warnings.
-	hack/bundle-validate.sh $(OPERATOR_SDK) bundle
+bundle-validate: operator-sdk ## Validate bundle/ with operator-sdk (operatorframework suite, and operatorhubv2, good-practices, alpha-deprecated-apis at minKubeVersion and KUBE_VERSION): no errors, no warnings.
+	KUBE_VERSION=$(KUBE_VERSION) hack/bundle-validate.sh $(OPERATOR_SDK) bundle
 
 .PHONY: bundle-check
 bundle-check: kustomize operator-sdk controller-gen ## Fail when bundle/ is stale: regenerate it in a temporary copy and diff (createdAt ignored).
