@@ -29,6 +29,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/discovery"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -58,6 +59,9 @@ const (
 	// relatedImageExporterEnv holds the default memcached_exporter image (spec.monitoring), listed
 	// in spec.relatedImages the same way; controllers.DefaultExporterImage when unset.
 	relatedImageExporterEnv = "RELATED_IMAGE_MEMCACHED_EXPORTER"
+	// podUIDsEnv chooses who picks the memcached pods' UID (controllers.UIDPolicy): auto (default),
+	// fixed (11211) or platform (OpenShift's SecurityContextConstraints assign it).
+	podUIDsEnv = "POD_UIDS"
 	// operatorConditionEnv is set by OLM to the name of the operator's OperatorCondition.
 	operatorConditionEnv = "OPERATOR_CONDITION_NAME"
 	// defaultMaxConcurrentReconciles is --max-concurrent-reconciles' default (see the flag).
@@ -217,6 +221,15 @@ func run(ctx context.Context, s settings) error {
 	if err := setupUpgradeable(mgr, cfg, s.operatorConditionName); err != nil {
 		return err
 	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("failed to create discovery client: %w", err)
+	}
+	platformUIDs, err := controllers.ResolveUIDPolicy(dc, s.uidPolicy)
+	if err != nil {
+		return err
+	}
+	setupLog.Info("Pod UIDs", podUIDsEnv, s.uidPolicy, "platformAssignsUIDs", platformUIDs)
 
 	if err := (&controllers.MemcachedReconciler{
 		Client:    mgr.GetClient(),
@@ -224,7 +237,7 @@ func run(ctx context.Context, s settings) error {
 		Scheme:    mgr.GetScheme(),
 		Recorder:  mgr.GetEventRecorder("memcached-operator"),
 		Options: controllers.Options{DefaultImage: s.defaultImage, ProxyEnv: proxy.ReadProxyVarsFromEnv(),
-			DefaultExporterImage: s.defaultExporterImage},
+			DefaultExporterImage: s.defaultExporterImage, PlatformAssignsUIDs: platformUIDs},
 
 		MaxConcurrentReconciles: s.maxConcurrentReconciles,
 		Namespaces:              s.namespaces,

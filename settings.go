@@ -63,6 +63,9 @@ type settings struct {
 	defaultExporterImage string
 	// operatorConditionName is OPERATOR_CONDITION_NAME, set by OLM; "" means no OperatorCondition.
 	operatorConditionName string
+	// uidPolicy is POD_UIDS: auto (the default when unset), fixed or platform
+	// (controllers.UIDPolicy).
+	uidPolicy controllers.UIDPolicy
 }
 
 // check validates s, whose flag fields are already set, and fills in its environment fields from
@@ -117,6 +120,15 @@ func (s *settings) check(getenv func(string) string) error {
 		if msgs := validation.IsDNS1123Subdomain(name); len(msgs) > 0 {
 			errs = append(errs, fmt.Errorf("environment variable %s=%q is not an object name: %s", operatorConditionEnv, name, strings.Join(msgs, "; ")))
 		}
+	}
+
+	switch p := controllers.UIDPolicy(getenv(podUIDsEnv)); p {
+	case "":
+		s.uidPolicy = controllers.UIDsAuto
+	case controllers.UIDsAuto, controllers.UIDsFixed, controllers.UIDsPlatform:
+		s.uidPolicy = p
+	default:
+		errs = append(errs, fmt.Errorf("environment variable %s=%q must be %s, %s or %s", podUIDsEnv, p, controllers.UIDsAuto, controllers.UIDsFixed, controllers.UIDsPlatform))
 	}
 
 	// Passed on to the memcached containers (operator-lib proxy.ReadProxyVarsFromEnv).

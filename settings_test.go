@@ -67,6 +67,9 @@ func TestSettingsCheck(t *testing.T) {
 		"client qps NaN":             {flags: func(s *settings) { s.kubeAPIQPS = math.NaN() }, wantErr: []string{"--kube-api-qps=NaN"}},
 		"client qps infinite":        {flags: func(s *settings) { s.kubeAPIQPS, s.kubeAPIBurst = math.Inf(1), 10 }, wantErr: []string{"--kube-api-qps=+Inf"}},
 		"client qps above float32":   {flags: func(s *settings) { s.kubeAPIQPS, s.kubeAPIBurst = 1e39, 10 }, wantErr: []string{"--kube-api-qps=1e+39"}},
+		"pod UIDs fixed":             {env: map[string]string{podUIDsEnv: "fixed"}},
+		"pod UIDs platform":          {env: map[string]string{podUIDsEnv: "platform"}},
+		"pod UIDs invalid":           {env: map[string]string{podUIDsEnv: "Platform"}, wantErr: []string{podUIDsEnv + `="Platform"`, "auto, fixed or platform"}},
 		"every error at once": {
 			flags:   func(s *settings) { s.probeAddr = "x" },
 			env:     map[string]string{relatedImageEnv: "a b"},
@@ -93,6 +96,10 @@ func TestSettingsCheck(t *testing.T) {
 				}
 				if s.defaultImage != env[relatedImageEnv] {
 					t.Errorf("defaultImage = %q, want %q", s.defaultImage, env[relatedImageEnv])
+				}
+				// Unset: auto.
+				if want := cmp.Or(controllers.UIDPolicy(env[podUIDsEnv]), controllers.UIDsAuto); s.uidPolicy != want {
+					t.Errorf("uidPolicy = %q, want %q", s.uidPolicy, want)
 				}
 				// Unset: the public image the shipped CSV names.
 				wantExporter := cmp.Or(env[relatedImageExporterEnv], controllers.DefaultExporterImage)

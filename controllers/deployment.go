@@ -187,9 +187,27 @@ func tcpProbe(initialDelay, period int32) *corev1.Probe {
 	}
 }
 
+// podSecurityContext is the pods' security context: non-root and the RuntimeDefault seccomp
+// profile always; uid and gid memcachedUID (and fsGroup memcachedUID when Secrets are mounted,
+// secretFSGroup) unless the platform assigns them (opts.PlatformAssignsUIDs: then none of the
+// three is set; OpenShift's restricted-v2 assigns the UID and an fsGroup from the namespace's
+// range, so the mounted Secret files, mode 0440 group-owned by that fsGroup, stay readable).
+func podSecurityContext(mc *cachev1alpha1.Memcached, opts Options) *corev1.PodSecurityContext {
+	sc := &corev1.PodSecurityContext{
+		RunAsNonRoot:   ptr.To(true),
+		SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+	}
+	if !opts.PlatformAssignsUIDs {
+		sc.RunAsUser = ptr.To[int64](memcachedUID)
+		sc.RunAsGroup = ptr.To[int64](memcachedUID)
+		sc.FSGroup = secretFSGroup(mc)
+	}
+	return sc
+}
+
 // desiredDeployment builds the Deployment that runs mc's memcached servers: spec.size replicas of a
 // memcached container with the args of memcachedArgs, restricted Pod Security settings
-// (non-root uid 11211, no privilege escalation, all capabilities dropped, RuntimeDefault seccomp,
+// (non-root, uid 11211 unless the platform assigns UIDs: podSecurityContext; no privilege escalation, all capabilities dropped, RuntimeDefault seccomp,
 // read-only root filesystem), TCP readiness and liveness probes on port 11211, the graceful
 // shutdown of spec.gracefulShutdown (deployment_shutdown.go), the files of spec.tls and spec.auth
 // (deployment_secrets.go), the exporter sidecar of spec.monitoring (deployment_monitoring.go) and
@@ -217,19 +235,13 @@ func desiredDeployment(mc *cachev1alpha1.Memcached, opts Options) *appsv1.Deploy
 				Spec: corev1.PodSpec{
 					AutomountServiceAccountToken: ptr.To(false),
 					EnableServiceLinks:           ptr.To(false),
-					SecurityContext: &corev1.PodSecurityContext{
-						RunAsNonRoot:   ptr.To(true),
-						RunAsUser:      ptr.To[int64](memcachedUID),
-						RunAsGroup:     ptr.To[int64](memcachedUID),
-						FSGroup:        secretFSGroup(mc),
-						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-					},
-					NodeSelector:              maps.Clone(mc.Spec.NodeSelector),
-					Tolerations:               tolerations(mc),
-					Affinity:                  affinity(mc),
-					TopologySpreadConstraints: topologySpreadConstraints(mc),
-					PriorityClassName:         mc.Spec.PriorityClassName,
-					Volumes:                   secretVolumes(mc),
+					SecurityContext:              podSecurityContext(mc, opts),
+					NodeSelector:                 maps.Clone(mc.Spec.NodeSelector),
+					Tolerations:                  tolerations(mc),
+					Affinity:                     affinity(mc),
+					TopologySpreadConstraints:    topologySpreadConstraints(mc),
+					PriorityClassName:            mc.Spec.PriorityClassName,
+					Volumes:                      secretVolumes(mc),
 					Containers: append([]corev1.Container{{
 						Name:    containerName,
 						Image:   image(mc, opts),
@@ -294,6 +306,7 @@ func podSpecNeedsUpdate(live, desired *corev1.PodSpec) bool {
 		!ptr.Equal(live.AutomountServiceAccountToken, desired.AutomountServiceAccountToken) ||
 		!ptr.Equal(live.EnableServiceLinks, desired.EnableServiceLinks) ||
 		!ptr.Equal(fsGroup(live), fsGroup(desired)) ||
+		!ptr.Equal(runAsUser(live), runAsUser(desired)) ||
 		len(live.Volumes) != len(desired.Volumes) ||
 		!equality.Semantic.DeepDerivative(desired.Volumes, live.Volumes) {
 		return true
@@ -317,6 +330,16 @@ func podSpecNeedsUpdate(live, desired *corev1.PodSpec) bool {
 		}
 	}
 	return false
+}
+
+// runAsUser returns the pod's runAsUser, nil when it has none or no security context. Compared
+// exactly: a pinned UID left on a template whose platform assigns UIDs is drift (restricted-v2
+// refuses the pods).
+func runAsUser(p *corev1.PodSpec) *int64 {
+	if p.SecurityContext == nil {
+		return nil
+	}
+	return p.SecurityContext.RunAsUser
 }
 
 // fsGroup returns the pod's fsGroup, nil when it has none or no security context.

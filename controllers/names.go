@@ -36,7 +36,26 @@ type Options struct {
 	// DefaultExporterImage is the memcached_exporter image used when spec.monitoring.image is
 	// empty; main.go reads it from RELATED_IMAGE_MEMCACHED_EXPORTER (listed in relatedImages too).
 	DefaultExporterImage string
+	// PlatformAssignsUIDs leaves the pods' runAsUser, runAsGroup and fsGroup unset, for the
+	// platform to assign (OpenShift's restricted-v2 SecurityContextConstraints give every pod a
+	// UID, and an fsGroup, from its namespace's openshift.io/sa.scc.uid-range and refuse a pinned
+	// one outside it); runAsNonRoot stays true. When false the pods run as memcachedUID. main.go
+	// sets it from POD_UIDS (see UIDPolicy).
+	PlatformAssignsUIDs bool
 }
+
+// UIDPolicy is the operator setting POD_UIDS: who picks the memcached pods' UID.
+type UIDPolicy string
+
+const (
+	// UIDsAuto (the default): the platform, when the API server serves
+	// security.openshift.io/v1 SecurityContextConstraints (OpenShift), else UIDsFixed.
+	UIDsAuto UIDPolicy = "auto"
+	// UIDsFixed: the pods run as uid and gid 11211 (the memcache account of the official images).
+	UIDsFixed UIDPolicy = "fixed"
+	// UIDsPlatform: the pods set no UID, group or fsGroup; the platform assigns them.
+	UIDsPlatform UIDPolicy = "platform"
+)
 
 // portName names the memcached TCP port on the container and the Service.
 const portName = "memcached"

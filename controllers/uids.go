@@ -1,0 +1,59 @@
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/discovery"
+)
+
+// securityGroupVersion and sccKind are OpenShift's SecurityContextConstraints API, whose admission
+// assigns pods their UIDs.
+const (
+	securityGroupVersion = "security.openshift.io/v1"
+	sccKind              = "SecurityContextConstraints"
+)
+
+// ResolveUIDPolicy returns whether the platform assigns the memcached pods' UIDs
+// (Options.PlatformAssignsUIDs) under policy: UIDsPlatform yes, UIDsFixed no, UIDsAuto when API
+// discovery lists SecurityContextConstraints in security.openshift.io/v1 (OpenShift; one GET at
+// start, which every authenticated client may make). Why not a setting alone: on OpenShift a
+// pinned UID outside the namespace's range is refused, and the operator would fail on the
+// platform it is published for unless each installer knew to set it.
+func ResolveUIDPolicy(dc discovery.DiscoveryInterface, policy UIDPolicy) (bool, error) {
+	switch policy {
+	case UIDsPlatform:
+		return true, nil
+	case UIDsFixed:
+		return false, nil
+	}
+	list, err := dc.ServerResourcesForGroupVersion(securityGroupVersion)
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("failed to get API resources of %s: %w", securityGroupVersion, err)
+	}
+	for _, r := range list.APIResources {
+		if r.Kind == sccKind {
+			return true, nil
+		}
+	}
+	return false, nil
+}
