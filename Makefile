@@ -494,8 +494,8 @@ real-images: ## Push what the real node runs to the local registry: memcached, t
 	$(MAKE) --no-print-directory docker-build docker-push IMG=$(REAL_IMG)
 
 .PHONY: deploy-real
-deploy-real: kustomize kubectl ## Deploy config/default to the real node with the local images by digest (REAL_IMG, memcached).
-	KUBECONFIG="$(REAL_KUBECONFIG)" CLUSTER_DIR="$(REAL_CLUSTER_DIR)" KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" IMG="$(REAL_IMG)" hack/deploy-real.sh apply
+deploy-real: kustomize kubectl controller-gen ## Install dist/install.yaml (make build-installer IMG=REAL_IMG by digest) on the real node, with the local memcached image by digest.
+	KUBECONFIG="$(REAL_KUBECONFIG)" CLUSTER_DIR="$(REAL_CLUSTER_DIR)" KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" MAKE="$(MAKE)" IMG="$(REAL_IMG)" hack/deploy-real.sh apply
 
 .PHONY: undeploy-real
 undeploy-real: kustomize kubectl ## Remove what deploy-real applied (operator, CRD and every Memcached).
