@@ -60,7 +60,7 @@ OPM_VERSION ?= v1.74.0
 OLM_VERSION ?= v0.46.0
 # OLM v1 (operator-controller, which contains catalogd) and the cert-manager its standard install
 # needs; v1.11.5 is the newest cert-manager whose commands the Go proxy serves (hack/tools/cert-manager).
-OPERATOR_CONTROLLER_VERSION ?= v1.11.0
+OPERATOR_CONTROLLER_VERSION ?= v1.2.0
 CERT_MANAGER_VERSION ?= v1.11.5
 # crd-ref-docs writes docs/api-reference.md from the Go types (make api-docs).
 CRD_REF_DOCS_VERSION ?= v0.3.0

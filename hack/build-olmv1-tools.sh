@@ -3,19 +3,19 @@
 #
 # Builds OLM v1's components into $LOCALBIN, each skipped when already built at its pinned version
 # (hack/build-tool.sh):
-#   operator-controller, catalogd  OPERATOR_CONTROLLER_VERSION (v1.11.0), from the tools module
+#   operator-controller, catalogd  OPERATOR_CONTROLLER_VERSION (v1.2.0), from the tools module
 #                   hack/tools/operator-controller, static (CGO_ENABLED=0), with the module's own
 #                   build tag containers_image_openpgp and its version stamped as its release does
 #   cert-manager-controller, cert-manager-cainjector, cert-manager-webhook
 #                   CERT_MANAGER_VERSION (v1.11.5), from the wrapper module hack/tools/cert-manager
 #                   (its mains call cert-manager's cmd/*/app), static
 # The proxy refuses version lists for github.com/operator-framework/*, so the version is exact.
-# Not yet measured here: neither module has been compiled on this machine.
+# Measured (2026-12-03): all five compile; none has run here yet.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 export LOCALBIN=${LOCALBIN:-$root/bin}
-OPERATOR_CONTROLLER_VERSION=${OPERATOR_CONTROLLER_VERSION:-v1.11.0}
+OPERATOR_CONTROLLER_VERSION=${OPERATOR_CONTROLLER_VERSION:-v1.2.0}
 CERT_MANAGER_VERSION=${CERT_MANAGER_VERSION:-v1.11.5}
 build=$root/hack/build-tool.sh
 
