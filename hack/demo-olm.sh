@@ -92,15 +92,17 @@ grep "=== runner" "$runner_dir/operator.log" | tail -1
 
 step "Creating the sample Memcached (size 3)"
 k apply -n "$NS" -f "$root/config/samples/cache_v1alpha1_memcached.yaml"
-k wait memcached/memcached-sample -n "$NS" --for=jsonpath='{.status.readyReplicas}'=3 --timeout=120s >/dev/null
-k wait memcached/memcached-sample -n "$NS" --for=condition=Available --timeout=120s
+{ k wait memcached/memcached-sample -n "$NS" --for=jsonpath='{.status.readyReplicas}'=3 --timeout=120s >/dev/null &&
+  k wait memcached/memcached-sample -n "$NS" --for=condition=Available --timeout=120s; } ||
+  { explain_memcached "$NS" memcached-sample tail -n 20 "$runner_dir/operator.log"; die "memcached-sample did not become Available with 3 ready pods within 120 s"; }
 k get memcached,deploy,pods -n "$NS" -l app.kubernetes.io/name=memcached
 k get memcached -n "$NS"
 
 step "Scaling to 5"
 k patch memcached memcached-sample -n "$NS" --type=merge -p '{"spec":{"size":5}}'
-k wait memcached/memcached-sample -n "$NS" --for=jsonpath='{.status.readyReplicas}'=5 --timeout=120s >/dev/null
-k wait memcached/memcached-sample -n "$NS" --for=condition=Available --timeout=120s
+{ k wait memcached/memcached-sample -n "$NS" --for=jsonpath='{.status.readyReplicas}'=5 --timeout=120s >/dev/null &&
+  k wait memcached/memcached-sample -n "$NS" --for=condition=Available --timeout=120s; } ||
+  { explain_memcached "$NS" memcached-sample tail -n 20 "$runner_dir/operator.log"; die "memcached-sample did not become Available with 5 ready pods within 120 s"; }
 k get memcached -n "$NS"
 hash_before=$(k get pods -n "$NS" -l app.kubernetes.io/instance=memcached-sample -o jsonpath='{.items[*].metadata.labels.pod-template-hash}')
 

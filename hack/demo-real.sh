@@ -46,7 +46,11 @@ until_ok() {
   local deadline=$(( $(date +%s) + $1 )) what=$2
   shift 2
   until "$@" >/dev/null 2>&1; do
-    [ "$(date +%s)" -lt "$deadline" ] || { k get memcached,deploy,pods -n "$NS" -o wide >&2 || true; die "timed out after $1 s waiting for $what"; }
+    [ "$(date +%s)" -lt "$deadline" ] || {
+      k get memcached,deploy,pods -n "$NS" -o wide >&2 || true
+      explain_memcached "$NS" memcached-sample k logs -n memcached-operator-system deploy/memcached-operator-controller-manager --tail=20
+      die "timed out after $1 s waiting for $what"
+    }
     sleep 0.2
   done
 }

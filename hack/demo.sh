@@ -89,16 +89,18 @@ k apply -n "$NS" -f "$root/config/samples/cache_v1alpha1_memcached.yaml"
 k patch memcached memcached-sample -n "$NS" --type=merge -p '{"spec":{"size":3}}' >/dev/null
 
 step "Waiting until memcached-sample is Available"
-k wait memcached/memcached-sample -n "$NS" --for=jsonpath='{.status.readyReplicas}'=3 --timeout=120s >/dev/null
-k wait memcached/memcached-sample -n "$NS" --for=condition=Available --timeout=120s
+{ k wait memcached/memcached-sample -n "$NS" --for=jsonpath='{.status.readyReplicas}'=3 --timeout=120s >/dev/null &&
+  k wait memcached/memcached-sample -n "$NS" --for=condition=Available --timeout=120s; } ||
+  { explain_memcached "$NS" memcached-sample tail -n 20 "$log"; die "memcached-sample did not become Available with 3 ready pods within 120 s"; }
 k get memcached,deploy,pods -n "$NS" -o wide
 echo "status.nodes:      $(k get memcached memcached-sample -n "$NS" -o jsonpath='{.status.nodes}')"
 echo "status.serverList: $(k get memcached memcached-sample -n "$NS" -o jsonpath='{.status.serverList}')"
 
 step "Scaling memcached-sample from 3 to 5"
 k patch memcached memcached-sample -n "$NS" --type=merge -p '{"spec":{"size":5}}'
-k wait memcached/memcached-sample -n "$NS" --for=jsonpath='{.status.readyReplicas}'=5 --timeout=120s >/dev/null
-k wait memcached/memcached-sample -n "$NS" --for=condition=Available --timeout=120s
+{ k wait memcached/memcached-sample -n "$NS" --for=jsonpath='{.status.readyReplicas}'=5 --timeout=120s >/dev/null &&
+  k wait memcached/memcached-sample -n "$NS" --for=condition=Available --timeout=120s; } ||
+  { explain_memcached "$NS" memcached-sample tail -n 20 "$log"; die "memcached-sample did not become Available with 5 ready pods within 120 s"; }
 k get memcached,deploy,pods -n "$NS" -o wide
 echo "status.nodes:      $(k get memcached memcached-sample -n "$NS" -o jsonpath='{.status.nodes}')"
 

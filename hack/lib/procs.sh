@@ -14,6 +14,10 @@
 #                       30 lines of $logs/$failing.log ($failing: the component being started, if
 #                       any), run the script's on_failure when it defines one, and say
 #                       "<script>: FAILED after Ns" followed by $failed_hint
+#   explain_memcached NS NAME LOG_CMD...
+#                       after a timed-out wait, say on stderr why memcached/NAME in NS is not
+#                       there yet: its conditions (type=status reason: message), its last 10
+#                       events, and the operator's last log lines, which LOG_CMD prints
 
 t0=${t0:-$(date +%s%N)}
 elapsed() {
@@ -95,4 +99,16 @@ stop_group() {
     rm -f "$pids/${names[i]}.pid"
     step "stopped ${names[i]} (pid ${ids[i]})"
   done
+}
+
+explain_memcached() {
+  local ns=$1 name=$2
+  shift 2
+  echo ">> memcached/$name in $ns: conditions" >&2
+  "$KUBECTL" get memcached "$name" -n "$ns" \
+    -o jsonpath='{range .status.conditions[*]}{"   "}{.type}={.status} {.reason}: {.message}{"\n"}{end}' >&2 || true
+  echo ">> memcached/$name in $ns: recent events" >&2
+  "$KUBECTL" events -n "$ns" --for "memcached/$name" 2>&1 | tail -n 10 >&2 || true
+  echo ">> the operator's last log lines" >&2
+  "$@" 2>&1 | tail -n 20 >&2 || true
 }
