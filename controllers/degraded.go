@@ -108,35 +108,33 @@ func failing(c *podview.ContainerStatus) bool {
 // The message is the same for every retry of the same failure (no restart count, no back-off
 // delay), so a crash loop writes the status once.
 func containerFailure(mc *cachev1alpha1.Memcached, pods []podview.Pod) string {
-	var first string
-	more := 0
-	names := make([]int, 0, len(pods))
+	// One pass, no allocation: it runs in every reconcile, and almost always finds nothing.
+	var first *podview.Pod
+	var firstStatus *podview.ContainerStatus
+	failingPods := 0
 	for i := range pods {
-		names = append(names, i)
-	}
-	slices.SortFunc(names, func(a, b int) int { return strings.Compare(pods[a].Name, pods[b].Name) })
-	for _, i := range names {
 		p := &pods[i]
 		if p.DeletionTimestamp != nil {
 			continue
 		}
 		for j := range p.Status.ContainerStatuses {
-			c := &p.Status.ContainerStatuses[j]
-			if !failing(c) {
-				continue
+			if c := &p.Status.ContainerStatuses[j]; failing(c) {
+				failingPods++
+				if first == nil || p.Name < first.Name {
+					first, firstStatus = p, c
+				}
+				break
 			}
-			if first == "" {
-				first = "pod " + p.Name + ": " + describeFailure(mc, c)
-			} else {
-				more++
-			}
-			break
 		}
 	}
-	if more > 0 {
-		first += fmt.Sprintf(" (%d more pods failing)", more)
+	if first == nil {
+		return ""
 	}
-	return first
+	msg := "pod " + first.Name + ": " + describeFailure(mc, firstStatus)
+	if failingPods > 1 {
+		msg += fmt.Sprintf(" (%d more pods failing)", failingPods-1)
+	}
+	return msg
 }
 
 // describeFailure says how container status c fails, with the spec field of mc that the failure
@@ -179,7 +177,11 @@ func failureHint(mc *cachev1alpha1.Memcached, c *podview.ContainerStatus, term *
 	if w := c.State.Waiting; w != nil && slices.Contains(pullReasons, w.Reason) {
 		switch c.Name {
 		case containerName:
-			return fmt.Sprintf("check spec.image (%s)", image(mc, Options{DefaultImage: "the operator's default"}))
+			img := mc.Spec.Image
+			if img == "" {
+				img = "the operator's default"
+			}
+			return fmt.Sprintf("check spec.image (%s)", img)
 		case exporterContainerName:
 			return "check spec.monitoring.image"
 		}

@@ -79,6 +79,9 @@ func TestContainerFailure(t *testing.T) {
 			expect(t, "containerFailure", containerFailure(defaulted("c"), tc.pods), tc.want)
 		})
 	}
+	mine := defaulted("c", func(mc *cachev1alpha1.Memcached) { mc.Spec.Image = "registry.example.com/mine:1" })
+	expect(t, "image pull of spec.image", containerFailure(mine, []podview.Pod{podWith("c-1", waiting(containerName, "ImagePullBackOff", ""))}),
+		"pod c-1: container memcached ImagePullBackOff; check spec.image (registry.example.com/mine:1)")
 	// A retry of the same failure (another restart, a longer back-off) says the same.
 	again := crashing("c-1", 64, "")
 	again.Status.ContainerStatuses[0].RestartCount = 9

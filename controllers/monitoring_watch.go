@@ -119,10 +119,15 @@ func (w *monitoringKindWatch) Start(ctx context.Context) error {
 	}
 }
 
-// served reports whether discovery lists the kind in group version gv. A group
-// version that is not served at all (404) is not an error.
+// served reports whether discovery lists the kind in group version gv (kindServed).
 func (w *monitoringKindWatch) served(gv string) (bool, error) {
-	list, err := w.discovery.ServerResourcesForGroupVersion(gv)
+	return kindServed(w.discovery, gv, w.kind)
+}
+
+// kindServed reports whether API discovery lists kind in group version gv. A group version that
+// is not served at all (404) is not an error.
+func kindServed(dc discovery.DiscoveryInterface, gv, kind string) (bool, error) {
+	list, err := dc.ServerResourcesForGroupVersion(gv)
 	if apierrors.IsNotFound(err) {
 		return false, nil
 	}
@@ -130,7 +135,7 @@ func (w *monitoringKindWatch) served(gv string) (bool, error) {
 		return false, fmt.Errorf("failed to get API resources of %s: %w", gv, err)
 	}
 	for _, r := range list.APIResources {
-		if r.Kind == w.kind {
+		if r.Kind == kind {
 			return true, nil
 		}
 	}

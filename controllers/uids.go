@@ -16,12 +16,7 @@ limitations under the License.
 
 package controllers
 
-import (
-	"fmt"
-
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/client-go/discovery"
-)
+import "k8s.io/client-go/discovery"
 
 // securityGroupVersion and sccKind are OpenShift's SecurityContextConstraints API, whose admission
 // assigns pods their UIDs.
@@ -43,17 +38,5 @@ func ResolveUIDPolicy(dc discovery.DiscoveryInterface, policy UIDPolicy) (bool, 
 	case UIDsFixed:
 		return false, nil
 	}
-	list, err := dc.ServerResourcesForGroupVersion(securityGroupVersion)
-	if apierrors.IsNotFound(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("failed to get API resources of %s: %w", securityGroupVersion, err)
-	}
-	for _, r := range list.APIResources {
-		if r.Kind == sccKind {
-			return true, nil
-		}
-	}
-	return false, nil
+	return kindServed(dc, securityGroupVersion, sccKind)
 }
