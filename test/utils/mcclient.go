@@ -80,7 +80,16 @@ func (m MCClient) Start(t testing.TB, c client.Client) {
 // Run runs `mcclient args...` in the pod and decodes its JSON report into report.
 func (m MCClient) Run(t testing.TB, report any, args ...string) {
 	t.Helper()
-	cmd := m.exec(false, args...)
+	m.RunInput(t, "", report, args...)
+}
+
+// RunInput is Run with input as mcclient's standard input (-credentials-stdin reads it).
+func (m MCClient) RunInput(t testing.TB, input string, report any, args ...string) {
+	t.Helper()
+	cmd := m.exec(input != "", args...)
+	if input != "" {
+		cmd.Stdin = strings.NewReader(input)
+	}
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	timer := time.AfterFunc(time.Minute, func() { _ = cmd.Process.Kill() })
