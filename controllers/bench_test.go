@@ -17,13 +17,11 @@ limitations under the License.
 package controllers
 
 import (
-	"fmt"
 	"reflect"
 	"runtime"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
@@ -33,26 +31,6 @@ import (
 // The builders, the drift check and the status computation run on every reconcile; these
 // benchmarks (make bench) keep their cost visible: a steady-state reconcile of one instance runs
 // desiredDeployment + restoreDeployment + deploymentNeedsUpdate + computeStatus once.
-
-func BenchmarkDesiredDeployment(b *testing.B) {
-	mc := defaulted("cache", tuned)
-	opts := Options{DefaultImage: "registry.example.com/memcached:1.6"}
-	b.ReportAllocs()
-	for b.Loop() {
-		_ = desiredDeployment(mc, opts)
-	}
-}
-
-func BenchmarkDeploymentNeedsUpdate(b *testing.B) {
-	desired := desiredDeployment(defaulted("cache", tuned), Options{DefaultImage: "img:1"})
-	live := serverDefaulted(desired)
-	b.ReportAllocs()
-	for b.Loop() {
-		if deploymentNeedsUpdate(live, desired) {
-			b.Fatal("steady state must not need an update")
-		}
-	}
-}
 
 // BenchmarkRestoreDeployment decodes the labels and spec of a Deployment as the cache holds it
 // (trimDeployment), from the copy the cache hands a reader.
@@ -68,21 +46,6 @@ func BenchmarkRestoreDeployment(b *testing.B) {
 		if err := restoreDeployment(d); err != nil || d.Spec.Selector == nil {
 			b.Fatalf("restoreDeployment: %v", err)
 		}
-	}
-}
-
-func BenchmarkComputeStatus64Pods(b *testing.B) {
-	mc := defaulted("cache", func(mc *cachev1alpha1.Memcached) { mc.Spec.Size = 64 })
-	var pods []podview.Pod
-	for i := range 64 {
-		pods = append(pods, pod(fmt.Sprintf("cache-%02d", i), fmt.Sprintf("10.244.1.%d", i), true))
-	}
-	obs := observed{deployment: deployment(64, 64, 64, 64, true), pods: pods}
-	now := metav1.Now()
-	mc.Status = computeStatus(mc, obs, now)
-	b.ReportAllocs()
-	for b.Loop() {
-		_ = computeStatus(mc, obs, now)
 	}
 }
 

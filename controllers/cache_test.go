@@ -572,17 +572,6 @@ func TestTrimMemcached(t *testing.T) {
 	}
 }
 
-// A reconciler whose pod cache was never set up (SetupWithManager not called) reports that as the
-// observation's error, with no pods, instead of panicking on the nil reader.
-func TestObserveWithoutPodCache(t *testing.T) {
-	mc := &cachev1alpha1.Memcached{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "ns"}}
-	obs := observed{applied: true}
-	(&MemcachedReconciler{}).observe(t.Context(), mc, &obs)
-	if obs.err == nil || !strings.Contains(obs.err.Error(), "the pod cache is not set up") || obs.pods != nil {
-		t.Errorf("observe without a pod cache: err %v, pods %v; want the pod cache named and no pods", obs.err, obs.pods)
-	}
-}
-
 // A failing container's messages are kept at most maxStateMessage bytes, cut on a character
 // boundary (a termination message may be 4 KiB, the kubelet's limit).
 func TestTrimPodBoundsMessages(t *testing.T) {
@@ -603,5 +592,27 @@ func TestTrimPodBoundsMessages(t *testing.T) {
 		if len(m) != maxStateMessage || !utf8.ValidString(m) || !strings.HasPrefix(long, m) {
 			t.Errorf("%s message: %d bytes, valid UTF-8 %v, want the first %d bytes of the message", what, len(m), utf8.ValidString(m), maxStateMessage)
 		}
+	}
+}
+
+// The Secrets' metadata kept in the cache is trimmed to what the watch needs: no labels and no
+// annotations (kubectl apply's last-applied-configuration annotation would hold the data).
+func TestTrimSecretMetadata(t *testing.T) {
+	in := &metav1.PartialObjectMetadata{
+		TypeMeta: metav1.TypeMeta{Kind: "Secret", APIVersion: "v1"},
+		ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", UID: "u", ResourceVersion: "7", Labels: map[string]string{"a": "b"},
+			Annotations:   map[string]string{"kubectl.kubernetes.io/last-applied-configuration": `{"data":{"password":"c2VjcmV0"}}`},
+			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}},
+	}
+	out, err := trimSecretMetadata(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &metav1.PartialObjectMetadata{TypeMeta: in.TypeMeta, ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", UID: "u", ResourceVersion: "7"}}
+	if !equality.Semantic.DeepEqual(out, want) {
+		t.Fatalf("trimSecretMetadata = %+v, want %+v", out, want)
+	}
+	if tomb := "not an object"; !equality.Semantic.DeepEqual(must(trimSecretMetadata(tomb)), tomb) {
+		t.Fatal("a non-object is not returned as it is")
 	}
 }

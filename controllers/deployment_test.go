@@ -31,32 +31,6 @@ import (
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 )
 
-// defaulted returns a Memcached with the CRD defaults applied, as the API server stores it.
-func defaulted(name string, mutate ...func(*cachev1alpha1.Memcached)) *cachev1alpha1.Memcached {
-	mc := &cachev1alpha1.Memcached{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", Generation: 1},
-		Spec: cachev1alpha1.MemcachedSpec{
-			Size:                1,
-			Memcached:           cachev1alpha1.MemcachedConfig{MaxMemoryMB: 64, MaxConnections: 1024, Threads: 4},
-			AntiAffinityPreset:  cachev1alpha1.AntiAffinitySoft,
-			PodDisruptionBudget: cachev1alpha1.PodDisruptionBudgetSpec{Enabled: ptr.To(true)},
-			Service:             cachev1alpha1.ServiceSpec{Enabled: ptr.To(true)},
-		},
-	}
-	for _, m := range mutate {
-		m(mc)
-	}
-	return mc
-}
-
-// tuned is a Memcached with every memcached setting changed from its default.
-func tuned(mc *cachev1alpha1.Memcached) {
-	mc.Spec.Memcached = cachev1alpha1.MemcachedConfig{
-		MaxMemoryMB: 512, MaxConnections: 4096, Threads: 8, MaxItemSize: ptr.To(resource.MustParse("4Mi")),
-		Verbosity: 2, ExtraArgs: []string{"-o", "modern", "-R", "40"},
-	}
-}
-
 func TestMemcachedArgs(t *testing.T) {
 	tests := map[string]struct {
 		mc   *cachev1alpha1.Memcached
@@ -226,27 +200,6 @@ func podSelectorMatches(sel, pods *appsv1.Deployment) bool {
 	return s.Matches(labels.Set(pods.Spec.Template.Labels))
 }
 
-// serverDefaulted returns d as the API server stores it: defaults filled into fields we leave unset.
-func serverDefaulted(d *appsv1.Deployment) *appsv1.Deployment {
-	d = d.DeepCopy()
-	d.Spec.RevisionHistoryLimit = ptr.To[int32](10)
-	d.Spec.ProgressDeadlineSeconds = ptr.To[int32](600)
-	p := &d.Spec.Template.Spec
-	p.RestartPolicy = corev1.RestartPolicyAlways
-	p.DNSPolicy = corev1.DNSClusterFirst
-	p.SchedulerName = corev1.DefaultSchedulerName
-	if p.TerminationGracePeriodSeconds == nil {
-		p.TerminationGracePeriodSeconds = ptr.To[int64](30)
-	}
-	c := &p.Containers[0]
-	c.TerminationMessagePath = corev1.TerminationMessagePathDefault
-	c.TerminationMessagePolicy = corev1.TerminationMessageReadFile
-	c.ImagePullPolicy = corev1.PullIfNotPresent
-	d.Labels["extra"] = "kept"
-	d.Spec.Template.Annotations = map[string]string{"kubectl.kubernetes.io/restartedAt": "2026-01-01T00:00:00Z"}
-	return d
-}
-
 func TestDeploymentNeedsUpdate(t *testing.T) {
 	desired := desiredDeployment(defaulted("cache", tuned), Options{DefaultImage: "img:1"})
 	tests := map[string]struct {
@@ -318,13 +271,5 @@ func TestDesiredServiceAndPodDisruptionBudget(t *testing.T) {
 			expect(t, "minAvailable", pdb.Spec.MinAvailable, tc.wantMin)
 			expect(t, "maxUnavailable", pdb.Spec.MaxUnavailable, tc.wantMaxUn)
 		})
-	}
-}
-
-// expect reports a test error when got is not semantically equal to want.
-func expect(t *testing.T, what string, got, want any) {
-	t.Helper()
-	if !equality.Semantic.DeepEqual(got, want) {
-		t.Errorf("%s = %#v, want %#v", what, got, want)
 	}
 }

@@ -76,8 +76,10 @@ func optionalAPI(d desiredObject) desiredObject {
 // secretHash, the hash of the Secret data the pods use; "" for none), the headless Service, the
 // PodDisruptionBudget, the NetworkPolicy, the ServiceMonitor and the PrometheusRule. It is pure; adding a kind the
 // operator owns is adding its entry here (and its watch in SetupWithManager). The objects carry
-// no owner reference; apply sets it when it creates them.
-func desiredState(mc *cachev1alpha1.Memcached, opts Options, secretHash string) []desiredObject {
+// no owner reference; apply sets it when it creates them. restoreDeployment completes a Deployment
+// read from the manager's cache before it is compared (the cache's RestoreDeployment: the cache holds
+// its labels and spec encoded); nil when the entries are not applied.
+func desiredState(mc *cachev1alpha1.Memcached, opts Options, secretHash string, restoreDeployment func(*appsv1.Deployment) error) []desiredObject {
 	dep := desiredDeployment(mc, opts)
 	setSecretHash(&dep.Spec.Template, secretHash)
 	return []desiredObject{
@@ -119,7 +121,7 @@ func desiredState(mc *cachev1alpha1.Memcached, opts Options, secretHash string) 
 // same work the operator must do.
 func DesiredObjects(mc *cachev1alpha1.Memcached, opts Options) []client.Object {
 	var objs []client.Object
-	for _, d := range desiredState(mc, opts, "") {
+	for _, d := range desiredState(mc, opts, "", nil) {
 		if !d.absent && !d.optionalAPI {
 			objs = append(objs, d.object)
 		}

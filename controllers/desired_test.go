@@ -49,7 +49,7 @@ func TestDesiredState(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			mc := defaulted("c", tc.mutate)
 			var got []string
-			for _, d := range desiredState(mc, Options{DefaultImage: testImage}, "h") {
+			for _, d := range desiredState(mc, Options{DefaultImage: testImage}, "h", nil) {
 				s := d.kind
 				if d.absent {
 					s += " absent"
@@ -78,7 +78,7 @@ func TestDesiredState(t *testing.T) {
 // The Deployment's pod template carries the hash of the Secret data the pods use; none without one.
 func TestDesiredStateSecretHash(t *testing.T) {
 	for hash, want := range map[string]map[string]string{"": nil, "h": {SecretHashAnnotation: "h"}} {
-		dep := desiredState(defaulted("c"), Options{}, hash)[0].object.(*appsv1.Deployment)
+		dep := desiredState(defaulted("c"), Options{}, hash, nil)[0].object.(*appsv1.Deployment)
 		expect(t, fmt.Sprintf("annotations with hash %q", hash), dep.Spec.Template.Annotations, want)
 	}
 }

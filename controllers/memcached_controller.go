@@ -248,7 +248,7 @@ func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1
 		}
 	}
 
-	for _, d := range desiredState(mc, r.Options, secretHash) {
+	for _, d := range desiredState(mc, r.Options, secretHash, restoreDeployment) {
 		// Only while the cluster serves the kind (monitoringKindWatch): without the CRD there is
 		// nothing to create, read or delete, and that is not an error.
 		if d.optionalAPI && !r.monitoringKinds[d.kind].Available() {
@@ -346,16 +346,6 @@ func becameTrue(before, now []metav1.Condition, t string) *metav1.Condition {
 		return nil
 	}
 	return meta.FindStatusCondition(now, t)
-}
-
-// podToMemcached maps a memcached pod to the Memcached named by its instance label, so status
-// follows pod changes (creation, readiness, deletion) without polling.
-func podToMemcached(_ context.Context, obj client.Object) []reconcile.Request {
-	l := obj.GetLabels()
-	if l[LabelName] != AppName || l[LabelManagedBy] != ManagedBy || l[LabelInstance] == "" {
-		return nil
-	}
-	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: l[LabelInstance]}}}
 }
 
 // controllerOf maps an object to the Memcached that controls it (its controller owner reference).

@@ -44,19 +44,6 @@ type Options struct {
 	PlatformAssignsUIDs bool
 }
 
-// UIDPolicy is the operator setting POD_UIDS: who picks the memcached pods' UID.
-type UIDPolicy string
-
-const (
-	// UIDsAuto (the default): the platform, when the API server serves
-	// security.openshift.io/v1 SecurityContextConstraints (OpenShift), else UIDsFixed.
-	UIDsAuto UIDPolicy = "auto"
-	// UIDsFixed: the pods run as uid and gid 11211 (the memcache account of the official images).
-	UIDsFixed UIDPolicy = "fixed"
-	// UIDsPlatform: the pods set no UID, group or fsGroup; the platform assigns them.
-	UIDsPlatform UIDPolicy = "platform"
-)
-
 // portName names the memcached TCP port on the container and the Service.
 const portName = "memcached"
 

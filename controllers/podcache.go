@@ -24,8 +24,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	"context"
 	"github.com/example/memcached-operator/internal/podview"
 	"github.com/example/memcached-operator/internal/watchnamespace"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
 // newPodCache returns the cache of the instances' pods, which the manager runs (see podCache):
@@ -60,3 +63,13 @@ type podCache struct{ cache.Cache }
 
 // GetCache returns the cache.
 func (p podCache) GetCache() cache.Cache { return p.Cache }
+
+// podToMemcached maps a memcached pod to the Memcached named by its instance label, so status
+// follows pod changes (creation, readiness, deletion) without polling.
+func podToMemcached(_ context.Context, obj client.Object) []reconcile.Request {
+	l := obj.GetLabels()
+	if l[LabelName] != AppName || l[LabelManagedBy] != ManagedBy || l[LabelInstance] == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: l[LabelInstance]}}}
+}

@@ -17,17 +17,9 @@ limitations under the License.
 package controllers
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
-	"math/big"
 	"strings"
 	"testing"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -37,52 +29,6 @@ import (
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 )
-
-// testKeyPair returns a self-signed PEM certificate and its PEM private key for cn (ECDSA P-256,
-// valid for an hour), usable as a server certificate and as its own CA.
-func testKeyPair(t testing.TB, cn string) (certPEM, keyPEM []byte) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()),
-		Subject:      pkix.Name{CommonName: cn},
-		DNSNames:     []string{cn},
-		NotBefore:    time.Now().Add(-time.Minute),
-		NotAfter:     time.Now().Add(time.Hour),
-		IsCA:         true, BasicConstraintsValid: true,
-		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kder, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder})
-}
-
-// withTLS sets spec.tls with Secret name.
-func withTLS(name string) func(*cachev1alpha1.Memcached) {
-	return func(mc *cachev1alpha1.Memcached) { mc.Spec.TLS = &cachev1alpha1.TLSSpec{SecretName: name} }
-}
-
-// withClientCA sets spec.tls.clientCA (withTLS first).
-func withClientCA(secret, key string, v cachev1alpha1.ClientCertificateVerification) func(*cachev1alpha1.Memcached) {
-	return func(mc *cachev1alpha1.Memcached) {
-		mc.Spec.TLS.ClientCA = &cachev1alpha1.TLSClientCA{SecretName: secret, Key: key, Verification: v}
-	}
-}
-
-// withAuth sets spec.auth with Secret name and key.
-func withAuth(name, key string) func(*cachev1alpha1.Memcached) {
-	return func(mc *cachev1alpha1.Memcached) { mc.Spec.Auth = &cachev1alpha1.AuthSpec{SecretName: name, Key: key} }
-}
 
 func TestSecretArgs(t *testing.T) {
 	const chain = "ssl_chain_cert=/etc/memcached/tls/tls.crt,ssl_key=/etc/memcached/tls/tls.key"
@@ -368,46 +314,6 @@ func TestSecretDrift(t *testing.T) {
 	updateDeployment(live, plain)
 	if _, ok := live.Spec.Template.Annotations[SecretHashAnnotation]; ok || len(live.Spec.Template.Spec.Volumes) != 0 || live.Spec.Template.Spec.SecurityContext.FSGroup != nil {
 		t.Fatalf("hash, volumes or fsGroup left: %v %v %v", live.Spec.Template.Annotations, live.Spec.Template.Spec.Volumes, live.Spec.Template.Spec.SecurityContext.FSGroup)
-	}
-}
-
-func TestInvalidReason(t *testing.T) {
-	if got := invalidReason(&SecretError{Reason: cachev1alpha1.ReasonSecretNotFound}); got != cachev1alpha1.ReasonSecretNotFound {
-		t.Fatalf("got %s", got)
-	}
-	if got := invalidReason(errors.New("spec.size: bad")); got != cachev1alpha1.ReasonInvalidSpec {
-		t.Fatalf("got %s", got)
-	}
-	st := computeStatus(defaulted("a"), observed{invalid: &SecretError{Reason: cachev1alpha1.ReasonSecretNotFound, Message: "Secret x not found"}}, metav1.Now())
-	for _, c := range st.Conditions {
-		if c.Type != cachev1alpha1.ConditionAvailable && c.Type != cachev1alpha1.ConditionProgressing && c.Type != cachev1alpha1.ConditionDegraded {
-			continue
-		}
-		if c.Reason != cachev1alpha1.ReasonSecretNotFound || c.Message != "Secret x not found" {
-			t.Errorf("%s: reason %s, message %q; want SecretNotFound naming the Secret", c.Type, c.Reason, c.Message)
-		}
-	}
-}
-
-// The Secrets' metadata kept in the cache is trimmed to what the watch needs: no labels and no
-// annotations (kubectl apply's last-applied-configuration annotation would hold the data).
-func TestTrimSecretMetadata(t *testing.T) {
-	in := &metav1.PartialObjectMetadata{
-		TypeMeta: metav1.TypeMeta{Kind: "Secret", APIVersion: "v1"},
-		ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", UID: "u", ResourceVersion: "7", Labels: map[string]string{"a": "b"},
-			Annotations:   map[string]string{"kubectl.kubernetes.io/last-applied-configuration": `{"data":{"password":"c2VjcmV0"}}`},
-			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}},
-	}
-	out, err := trimSecretMetadata(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := &metav1.PartialObjectMetadata{TypeMeta: in.TypeMeta, ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", UID: "u", ResourceVersion: "7"}}
-	if !equality.Semantic.DeepEqual(out, want) {
-		t.Fatalf("trimSecretMetadata = %+v, want %+v", out, want)
-	}
-	if tomb := "not an object"; !equality.Semantic.DeepEqual(must(trimSecretMetadata(tomb)), tomb) {
-		t.Fatal("a non-object is not returned as it is")
 	}
 }
 

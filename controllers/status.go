@@ -30,6 +30,7 @@ import (
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 	"github.com/example/memcached-operator/internal/podview"
+	"unicode/utf8"
 )
 
 // observed is what one reconcile saw and did: the input of computeStatus.
@@ -192,4 +193,15 @@ func serverList(mc *cachev1alpha1.Memcached, ready []*podview.Pod, viaService bo
 		out = append(out, net.JoinHostPort(host, fmt.Sprint(cachev1alpha1.DefaultPort)))
 	}
 	return out
+}
+
+// truncate returns s cut to at most n bytes, on a character boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

@@ -31,36 +31,6 @@ import (
 	"github.com/example/memcached-operator/internal/podview"
 )
 
-func pod(name, ip string, ready bool, mutate ...func(*podview.Pod)) podview.Pod {
-	status := corev1.ConditionFalse
-	if ready {
-		status = corev1.ConditionTrue
-	}
-	p := podview.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Status: podview.PodStatus{Phase: corev1.PodRunning, PodIP: ip,
-			Conditions: []podview.PodCondition{{Type: corev1.PodReady, Status: status}}},
-	}
-	for _, m := range mutate {
-		m(&p)
-	}
-	return p
-}
-
-// deployment returns a Deployment of replicas whose status says updated/available pods exist.
-func deployment(replicas, statusReplicas, updated, available int32, observedCurrent bool) *appsv1.Deployment {
-	d := &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Generation: 2},
-		Spec:       appsv1.DeploymentSpec{Replicas: ptr.To(replicas)},
-		Status: appsv1.DeploymentStatus{Replicas: statusReplicas, UpdatedReplicas: updated,
-			AvailableReplicas: available, ReadyReplicas: available, ObservedGeneration: 1},
-	}
-	if observedCurrent {
-		d.Status.ObservedGeneration = 2
-	}
-	return d
-}
-
 func TestComputeStatus(t *testing.T) {
 	now := metav1.NewTime(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
 	terminating := func(p *podview.Pod) { p.DeletionTimestamp = &now }
