@@ -179,3 +179,10 @@ var (
 	// cidrPeer admits addresses of a CIDR.
 	cidrPeer = networkingv1.NetworkPolicyPeer{IPBlock: &networkingv1.IPBlock{CIDR: "10.0.0.0/8", Except: []string{"10.1.0.0/16"}}}
 )
+
+func must(v any, err error) any {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}

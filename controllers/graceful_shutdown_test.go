@@ -21,12 +21,14 @@ import (
 	"testing"
 	"time"
 
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 )
 
 func init() { maps.Copy(ruleCases, gracefulShutdownRuleCases) }
@@ -122,4 +124,38 @@ func TestGracefulShutdownReconciled(t *testing.T) {
 			g.Expect(ps.TerminationGracePeriodSeconds).To(HaveValue(Equal(int64(40))))
 		}, timeout, interval).Should(Succeed())
 	})
+}
+
+// An instance deployed by an operator that predates spec.gracefulShutdown (its pod template has no
+// lifecycle and leaves terminationGracePeriodSeconds to the API server's default) is not written
+// by this one: the CRD defaults build the same pod template, so upgrading the operator does not
+// roll memcached pods (the promise test/olm's upgrade tests check end to end).
+func TestGracefulShutdownDefaultsKeepAnOlderPodTemplate(t *testing.T) {
+	g := NewWithT(t)
+	const ns, name = "t-shutdown", "older"
+	mc := newMemcached(ns, name, 2)
+	mc.Annotations = map[string]string{cachev1alpha1.PauseAnnotation: "true"}
+	g.Expect(k8sClient.Create(testCtx, mc)).To(Succeed())
+	mc = getMemcached(g, ns, name)
+
+	// The Deployment as the previous release built it.
+	old := desiredDeployment(mc, Options{DefaultImage: testImage})
+	old.Spec.Template.Spec.TerminationGracePeriodSeconds = nil
+	old.Spec.Template.Spec.Containers[0].Lifecycle = nil
+	g.Expect(controllerutil.SetControllerReference(mc, old, k8sClient.Scheme())).To(Succeed())
+	g.Expect(k8sClient.Create(testCtx, old)).To(Succeed())
+	g.Expect(old.Spec.Template.Spec.TerminationGracePeriodSeconds).To(HaveValue(Equal(int64(30))), "the API server's default")
+
+	patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"`+cachev1alpha1.PauseAnnotation+`":null}}}`))
+	g.Expect(k8sClient.Patch(testCtx, getMemcached(g, ns, name), patch)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		mc := getMemcached(g, ns, name)
+		g.Expect(mc.Status.ObservedGeneration).To(Equal(mc.Generation))
+		g.Expect(k8sClient.Get(testCtx, key(ns, name), &corev1.Service{})).To(Succeed(), "reconciled")
+	}, timeout, interval).Should(Succeed())
+	g.Consistently(func(g Gomega) {
+		d := &appsv1.Deployment{}
+		g.Expect(k8sClient.Get(testCtx, key(ns, name), d)).To(Succeed())
+		g.Expect(d.ResourceVersion).To(Equal(old.ResourceVersion), "the older Deployment must not be written")
+	}, 2*time.Second, 200*time.Millisecond).Should(Succeed())
 }

@@ -317,13 +317,6 @@ func TestSecretDrift(t *testing.T) {
 	}
 }
 
-func must(v any, err error) any {
-	if err != nil {
-		panic(err)
-	}
-	return v
-}
-
 // An instance without spec.tls and spec.auth gets the pod template it had before these fields
 // existed (no fsGroup, volume, mount, template annotation or flag), so upgrading the operator
 // restarts no memcached pod.

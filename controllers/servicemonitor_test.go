@@ -146,7 +146,7 @@ func TestServiceMonitorFollowsItsCRD(t *testing.T) {
 		"the PrometheusRule appears once its CRD is installed, without a restart")
 	g.Expect(metav1.IsControlledBy(pr, getMemcached(g, ns, name))).To(BeTrue(), "owned by the Memcached")
 	g.Expect(pr.Spec.Groups).To(HaveLen(1))
-	g.Expect(pr.Spec.Groups[0].Rules).To(HaveLen(len(instanceAlerts)))
+	g.Expect(pr.Spec.Groups[0].Rules).To(HaveLen(len(desiredPrometheusRule(getMemcached(g, ns, name)).Spec.Groups[0].Rules)))
 	for _, r := range pr.Spec.Groups[0].Rules {
 		g.Expect(r.Expr.String()).To(ContainSubstring(`namespace="`+ns+`", service="`+name+`"`), r.Alert)
 		g.Expect(r.Annotations["runbook_url"]).To(HavePrefix(RunbookBaseURL+"#"), r.Alert)
