@@ -16,6 +16,10 @@ limitations under the License.
 
 package controllers
 
+import (
+	"github.com/example/memcached-operator/controllers/status"
+)
+
 // maxEventNoteBytes is the longest note an events.k8s.io/v1 Event may carry: the API server refuses
 // a longer one (NoteLengthLimit, 1 KiB, in k8s.io/kubernetes pkg/apis/events/validation), and the
 // recorder then drops the event with only a log line.
@@ -29,5 +33,5 @@ func eventNote(msg string) string {
 		return msg
 	}
 	const ellipsis = "…"
-	return truncate(msg, maxEventNoteBytes-len(ellipsis)) + ellipsis
+	return status.Truncate(msg, maxEventNoteBytes-len(ellipsis)) + ellipsis
 }

@@ -21,7 +21,6 @@ import (
 	"testing"
 	"time"
 
-	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -29,6 +28,9 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/controllers/resources"
 )
 
 func init() { maps.Copy(ruleCases, gracefulShutdownRuleCases) }
@@ -139,7 +141,7 @@ func TestGracefulShutdownDefaultsKeepAnOlderPodTemplate(t *testing.T) {
 	mc = getMemcached(g, ns, name)
 
 	// The Deployment as the previous release built it.
-	old := desiredDeployment(mc, Options{DefaultImage: testImage})
+	old := resources.DesiredDeployment(mc, resources.Options{DefaultImage: testImage})
 	old.Spec.Template.Spec.TerminationGracePeriodSeconds = nil
 	old.Spec.Template.Spec.Containers[0].Lifecycle = nil
 	g.Expect(controllerutil.SetControllerReference(mc, old, k8sClient.Scheme())).To(Succeed())

@@ -17,6 +17,7 @@ limitations under the License.
 package controllers
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -27,7 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
-	"strings"
+	"github.com/example/memcached-operator/controllers/status"
 )
 
 // A spec that turns invalid leaves the running objects alone, and the status keeps describing
@@ -68,9 +69,9 @@ func TestInvalidSpecKeepsServerList(t *testing.T) {
 // observation's error, with no pods, instead of panicking on the nil reader.
 func TestObserveWithoutPodCache(t *testing.T) {
 	mc := &cachev1alpha1.Memcached{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "ns"}}
-	obs := observed{applied: true}
+	obs := status.Observed{Applied: true}
 	(&MemcachedReconciler{}).observe(t.Context(), mc, &obs)
-	if obs.err == nil || !strings.Contains(obs.err.Error(), "the pod cache is not set up") || obs.pods != nil {
-		t.Errorf("observe without a pod cache: err %v, pods %v; want the pod cache named and no pods", obs.err, obs.pods)
+	if obs.Err == nil || !strings.Contains(obs.Err.Error(), "the pod cache is not set up") || obs.Pods != nil {
+		t.Errorf("observe without a pod cache: err %v, pods %v; want the pod cache named and no pods", obs.Err, obs.Pods)
 	}
 }

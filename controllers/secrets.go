@@ -26,20 +26,23 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+
+	"github.com/example/memcached-operator/controllers/resources"
 )
 
 // The Secrets that spec.tls and spec.auth name, read uncached when a reconcile needs them; their
-// data is checked and hashed by secretDataHash (secret_data.go).
+// data is checked and hashed by resources.SecretDataHash (secret_data.go).
 
-// secretsHash reads the Secrets mc's pods use and returns the SHA-256 (hex) of the data of the
-// keys they use, "" when they use none. It returns a *SecretError when a Secret is missing or a key
-// is absent or unusable (secretDataHash), and an error wrapping the API failure otherwise.
+// secretsHash reads the Secrets mc's pods use and returns the SHA-256 (hex) of the data of the keys
+// they use, "" when they use none. It returns a *resources.SecretError when a Secret is missing or
+// a key is absent or unusable (resources.SecretDataHash), and an error wrapping the API failure
+// otherwise.
 //
 // Secrets are read with reader, the uncached API reader: the manager caches only the Secrets'
-// metadata (CacheOptions, SetupWithManager), so their data is held in memory only during this
-// call, and only for the Secrets an instance names.
+// metadata (cache.ManagerOptions, SetupWithManager), so their data is held in memory only during
+// this call, and only for the Secrets an instance names.
 func secretsHash(ctx context.Context, reader client.Reader, mc *cachev1alpha1.Memcached) (string, error) {
-	names := referencedSecrets(mc)
+	names := resources.ReferencedSecrets(mc)
 	if len(names) == 0 {
 		return "", nil
 	}
@@ -49,12 +52,12 @@ func secretsHash(ctx context.Context, reader client.Reader, mc *cachev1alpha1.Me
 		key := types.NamespacedName{Namespace: mc.Namespace, Name: name}
 		if err := reader.Get(ctx, key, s); err != nil {
 			if apierrors.IsNotFound(err) {
-				return "", &SecretError{Reason: cachev1alpha1.ReasonSecretNotFound,
-					Message: fmt.Sprintf("Secret %s not found (%s)", name, usedFor(mc, name))}
+				return "", &resources.SecretError{Reason: cachev1alpha1.ReasonSecretNotFound,
+					Message: fmt.Sprintf("Secret %s not found (%s)", name, resources.UsedFor(mc, name))}
 			}
 			return "", fmt.Errorf("failed to get Secret %s: %w", key, err)
 		}
 		secrets[name] = s
 	}
-	return secretDataHash(mc, secrets)
+	return resources.SecretDataHash(mc, secrets)
 }

@@ -28,11 +28,11 @@ const (
 )
 
 // ResolveUIDPolicy returns whether the platform assigns the memcached pods' UIDs
-// (Options.PlatformAssignsUIDs) under policy: UIDsPlatform yes, UIDsFixed no, UIDsAuto when API
-// discovery lists SecurityContextConstraints in security.openshift.io/v1 (OpenShift; one GET at
-// start, which every authenticated client may make). Why not a setting alone: on OpenShift a
-// pinned UID outside the namespace's range is refused, and the operator would fail on the
-// platform it is published for unless each installer knew to set it.
+// (resources.Options.PlatformAssignsUIDs) under policy: UIDsPlatform yes, UIDsFixed no, UIDsAuto
+// when API discovery lists SecurityContextConstraints in security.openshift.io/v1 (OpenShift; one
+// GET at start, which every authenticated client may make). Why not a setting alone: on OpenShift a
+// pinned UID outside the namespace's range is refused, and the operator would fail on the platform
+// it is published for unless each installer knew to set it.
 func ResolveUIDPolicy(dc discovery.DiscoveryInterface, policy UIDPolicy) (bool, error) {
 	switch policy {
 	case UIDsPlatform:
