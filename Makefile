@@ -570,6 +570,49 @@ test-olm-real: kubectl kustomize operator-sdk ## Prove OLM in the real-node clus
 demo-olm-real: kubectl kustomize operator-sdk opm ## The OLM story on the real node, every step timed: run bundle / bundle-upgrade / cleanup, our catalog image, a channel-bump upgrade, scorecard.
 	CLUSTER_DIR="$(REAL_CLUSTER_DIR)" KUBECTL="$(KUBECTL)" OPERATOR_SDK="$(OPERATOR_SDK)" MCCLIENT_IMG="$(MCCLIENT_IMG)" hack/demo-olm-real.sh up
 
+# OLM v1 on the real node (hack/olmv1-up.sh): operator-controller and catalogd at
+# OPERATOR_CONTROLLER_VERSION, cert-manager at CERT_MANAGER_VERSION, as pods, from their release
+# manifests with local images. test/olmv1real applies config/samples/olmv1 (the YAML docs/olm.md
+# shows) and pushes the catalog images of hack/olm-real-images.sh over the tag its ClusterCatalog polls.
+OLMV1_ENV = KUBECONFIG="$(REAL_KUBECONFIG)" KUBECTL="$(KUBECTL)" CLUSTER_DIR="$(REAL_CLUSTER_DIR)" \
+	OPERATOR_CONTROLLER_VERSION=$(OPERATOR_CONTROLLER_VERSION) CERT_MANAGER_VERSION=$(CERT_MANAGER_VERSION)
+
+.PHONY: olmv1-up
+olmv1-up: kubectl kustomize ## Install OLM v1 (operator-controller, catalogd) and cert-manager into the real-node cluster as pods (NODE=real; the node must be up).
+	@test "$(NODE)" = real || { echo "olmv1-up: OLM v1 runs on the real node: make olmv1-up NODE=real" >&2; exit 2; }
+	$(OLMV1_ENV) hack/olmv1-up.sh
+
+.PHONY: olmv1-down
+olmv1-down: kubectl ## Delete every ClusterExtension and ClusterCatalog (NODE=real); PURGE=1 also removes OLM v1 and cert-manager.
+	@test "$(NODE)" = real || { echo "olmv1-down: OLM v1 runs on the real node: make olmv1-down NODE=real" >&2; exit 2; }
+	$(OLMV1_ENV) hack/olmv1-down.sh $(if $(filter 1,$(PURGE)),--purge)
+
+.PHONY: test-olmv1-real
+test-olmv1-real: kubectl kustomize opm ## Prove OLM v1 on the real node (test/olmv1real): ClusterCatalog, ClusterExtension install, deprecation, version pin, CRD upgrade safety, upgrade, uninstall, SingleNamespace.
+	$(MAKE) --no-print-directory cluster-up NODE=real CLUSTER_DIR=$(REAL_CLUSTER_DIR)
+	test ! -f "$(REAL_CLUSTER_DIR)/deploy/kustomization.yaml" || $(MAKE) --no-print-directory undeploy-real
+	@# What the OLM v0 stories leave (their namespaces, the Memcached CRD OLM v0 installed) would clash with the v1 install.
+	CLUSTER_DIR="$(REAL_CLUSTER_DIR)" KUBECTL="$(KUBECTL)" hack/demo-olm-real.sh down
+	$(MAKE) --no-print-directory olm-real-images
+	hack/local-images.sh gobin $(MCCLIENT_IMG) ./test/real/cmd/mcclient
+	$(OLMV1_ENV) hack/olmv1-up.sh
+	$(OLMV1_ENV) hack/olmv1-down.sh
+	set -a; . "$(REGISTRY_DIR)/images.env"; set +a; $(OLMV1_ENV) SAMPLES_DIR="$(CURDIR)/config/samples/olmv1" \
+	CATALOG_IMAGE_HEAD=$$OLM_REAL_CATALOG_IMAGE CATALOG_IMAGE_OLDEST=$$OLM_REAL_CATALOG_IMAGE_OLDEST \
+	VERSION_HEAD=$(VERSION) VERSION_OLDEST=$(OLM_REAL_OLDEST) \
+	OPERATOR_IMAGE_HEAD=$$OPERATOR_IMAGE_$(call version-key,$(VERSION)) OPERATOR_IMAGE_OLDEST=$$OPERATOR_IMAGE_$(call version-key,$(OLM_REAL_OLDEST)) \
+		go test -tags real ./test/olmv1real/ -v -count=1 -timeout 20m
+
+.PHONY: demo-olmv1-real
+demo-olmv1-real: kubectl kustomize opm ## The OLM v1 story on the real node, every step timed: OLM v1 and cert-manager as pods, our ClusterCatalog, a ClusterExtension, a Memcached Available (down: make demo-olmv1-real-down).
+	$(MAKE) --no-print-directory cluster-up NODE=real CLUSTER_DIR=$(REAL_CLUSTER_DIR)
+	$(MAKE) --no-print-directory olm-real-images
+	$(OLMV1_ENV) hack/demo-olmv1-real.sh up
+
+.PHONY: demo-olmv1-real-down
+demo-olmv1-real-down: kubectl ## Remove what demo-olmv1-real created (its namespace, the ClusterExtension, the ClusterCatalog).
+	$(OLMV1_ENV) hack/demo-olmv1-real.sh down
+
 .PHONY: scorecard-real
 scorecard-real: kubectl kustomize operator-sdk ## Run operator-sdk scorecard on bundle/ in the real-node cluster, its tests as pods from local images (config/scorecard-local).
 	$(MAKE) --no-print-directory cluster-up NODE=real CLUSTER_DIR=$(REAL_CLUSTER_DIR)

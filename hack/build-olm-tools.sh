@@ -10,8 +10,9 @@
 #   grpc-health-probe  GRPC_HEALTH_PROBE_VERSION (v0.4.53, what operator-registry pins), from the
 #                   tools module hack/tools/grpc-health-probe, static: the probe of OLM's catalog
 #                   pods, for the local opm base image (hack/local-images.sh)
-#   olm-manifests   renders OLM's release olm.yaml from its chart with Helm's engine (the Helm version
-#                   operator-sdk pins), from hack/tools/operator-sdk/olm-manifests
+#   helm-template   renders a Helm chart as `helm template` does (OLM's olm.yaml, cert-manager's
+#                   cert-manager.yaml) with Helm's engine (the Helm version operator-sdk pins), from
+#                   hack/tools/operator-sdk/helm-template
 #   olm, catalog    OLM_VERSION (v0.46.0): OLM's olm and catalog operators, built in a writable copy
 #                   of the module source (the module cannot be `go install`ed), patched to bind
 #                   their health listener to 127.0.0.1
@@ -61,8 +62,8 @@ for t in "$@"; do
       "$build" scorecard-test "$OPERATOR_SDK_VERSION" -- bash -c 'cd "$0/hack/tools/operator-sdk" &&
         CGO_ENABLED=0 go build -ldflags "$1" -o "$OUT" github.com/operator-framework/operator-sdk/images/scorecard-test' \
         "$root" "$(sdk_ldflags)" ;;
-    olm-manifests)
-      "$build" olm-manifests "$OPERATOR_SDK_VERSION+1" -- bash -c 'cd "$0/hack/tools/operator-sdk" && go build -o "$OUT" ./olm-manifests' "$root" ;;
+    helm-template)
+      "$build" helm-template "$OPERATOR_SDK_VERSION+2" -- bash -c 'cd "$0/hack/tools/operator-sdk" && go build -o "$OUT" ./helm-template' "$root" ;;
     opm)
       # Built like upstream's release binary (operator-registry release/goreleaser.linux.yaml):
       # cgo for SQLite, linked statically, so the same file also runs in the local opm base image.

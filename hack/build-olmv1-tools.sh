@@ -10,7 +10,8 @@
 #                   CERT_MANAGER_VERSION (v1.11.5), from the wrapper module hack/tools/cert-manager
 #                   (its mains call cert-manager's cmd/*/app), static
 # The proxy refuses version lists for github.com/operator-framework/*, so the version is exact.
-# Measured (2026-12-03): all five compile; none has run here yet.
+# Measured (2026-12-03): all five compile and run as pods on the real node (hack/olmv1-up.sh,
+# make test-olmv1-real).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)

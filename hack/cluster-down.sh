@@ -47,6 +47,8 @@ if [ -d "$CLUSTER_DIR/node" ]; then
   # shellcheck source=lib/node.sh
   . "$root/hack/lib/node.sh"
   mkdir -p "$pids"
+  # The registry's listener on the node's bridge (hack/registry.sh start-node, for OLM v1) goes first.
+  "$root/hack/registry.sh" stop-node || true
   node_down
 fi
 if [ -d "$pids" ]; then

@@ -36,6 +36,13 @@
 #              /bin/sh and its applets, root, as the original. `run bundle` takes
 #              --decompression-image, `run bundle-upgrade` has no such flag: the real node's
 #              containerd serves registry.access.redhat.com from the local registry (hack/lib/node.sh).
+#   olmv1      OLM v1 and cert-manager, each the equivalent of its release image, from the static binaries
+#              hack/build-olmv1-tools.sh builds into $LOCALBIN (built there if missing) on the static
+#              base: $REGISTRY/local/operator-controller:$OPERATOR_CONTROLLER_VERSION (/operator-controller)
+#              and local/catalogd (/catalogd), USER 65532:65532 as their Dockerfiles; local/cert-manager-
+#              {controller,cainjector,webhook}:$CERT_MANAGER_VERSION (/app/cmd/NAME/NAME, the path
+#              cert-manager's images use), USER 1000. Keys OPERATOR_CONTROLLER_IMAGE, CATALOGD_IMAGE,
+#              CERT_MANAGER_{CONTROLLER,CAINJECTOR,WEBHOOK}_IMAGE.
 #   operator NAME:TAG DIR
 #              the operator image of the source tree DIR (a past release's `git archive`) as its
 #              Dockerfile builds it: DIR's manager (CGO_ENABLED=0) as /manager on the static base,
@@ -65,6 +72,7 @@
 # Environment (defaults): REGISTRY_DIR=<repo>/.registry  REGISTRY_PORT=5000  BUILDAH_DIR=<repo>/.buildah
 #   LOCALBIN=<repo>/bin  GOLANG_VERSION=1.26  OPM_VERSION=v1.74.0  GRPC_HEALTH_PROBE_VERSION=v0.4.53
 #   MEMCACHED_BIN=/usr/bin/memcached  MEMCACHED_TAG=<from dpkg>  PAUSE_TAG=3.10
+#   OLM_VERSION=v0.46.0  OPERATOR_CONTROLLER_VERSION=v1.2.0  CERT_MANAGER_VERSION=v1.11.5
 #   FORCE=1 rebuilds and pushes even when the registry has the same inputs.
 set -euo pipefail
 
@@ -79,6 +87,7 @@ export GRPC_HEALTH_PROBE_VERSION=${GRPC_HEALTH_PROBE_VERSION:-v0.4.53}
 MEMCACHED_BIN=${MEMCACHED_BIN:-/usr/bin/memcached}
 PAUSE_TAG=${PAUSE_TAG:-3.10}
 export OLM_VERSION=${OLM_VERSION:-v0.46.0}
+export OPERATOR_CONTROLLER_VERSION=${OPERATOR_CONTROLLER_VERSION:-v1.2.0} CERT_MANAGER_VERSION=${CERT_MANAGER_VERSION:-v1.11.5}
 registry=127.0.0.1:$REGISTRY_PORT
 images_env=$REGISTRY_DIR/images.env
 # Bump when a recipe below changes in a way its inputs hash does not see.
@@ -88,7 +97,7 @@ export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" no_proxy="127.0.0.1
 t0=$(date +%s%N)
 # shellcheck source=lib/procs.sh
 . "$root/hack/lib/procs.sh"
-usage() { sed -n '2,68p' "$0" >&2; exit 2; }
+usage() { sed -n '2,76p' "$0" >&2; exit 2; }
 
 buildah() { command buildah --root "$BUILDAH_DIR/storage" --runroot "$BUILDAH_DIR/run" --storage-driver vfs "$@"; }
 skopeo_inspect() { skopeo inspect --tls-verify=false --retry-times 0 "$@"; }
@@ -320,6 +329,32 @@ img_olm() {
     "local equivalent of quay.io/operator-framework/olm:$OLM_VERSION: OLM's binaries from its module source"
 }
 
+# img_prebuilt KEY NAME:TAG BINARY PATH USER DESCRIPTION: the static BINARY of $LOCALBIN as PATH (the
+# ENTRYPOINT) on the static base, run as USER.
+img_prebuilt() {
+  local key=$1 name=$2 bin=$3 path=$4 user=$5 desc=$6 base
+  img_static
+  base=$(digest_of BASE_IMAGE)
+  new_rootfs "prebuilt-$bin"
+  static_binary "$LOCALBIN/$bin"
+  install -D -m 0755 "$LOCALBIN/$bin" "$rootfs$path"
+  cfg=(--user "$user" --workingdir / --entrypoint "[\"$path\"]")
+  assemble "$key" "$registry/$name" "$base" "$desc"
+}
+
+img_olmv1() {
+  local c
+  "$root/hack/build-olmv1-tools.sh" operator-controller catalogd cert-manager-controller cert-manager-cainjector cert-manager-webhook
+  img_prebuilt OPERATOR_CONTROLLER_IMAGE "local/operator-controller:$OPERATOR_CONTROLLER_VERSION" operator-controller /operator-controller 65532:65532 \
+    "local equivalent of quay.io/operator-framework/operator-controller:$OPERATOR_CONTROLLER_VERSION"
+  img_prebuilt CATALOGD_IMAGE "local/catalogd:$OPERATOR_CONTROLLER_VERSION" catalogd /catalogd 65532:65532 \
+    "local equivalent of quay.io/operator-framework/catalogd:$OPERATOR_CONTROLLER_VERSION"
+  for c in controller cainjector webhook; do
+    img_prebuilt "CERT_MANAGER_$(echo "$c" | tr '[:lower:]' '[:upper:]')_IMAGE" "local/cert-manager-$c:$CERT_MANAGER_VERSION" \
+      "cert-manager-$c" "/app/cmd/$c/$c" 1000 "local equivalent of quay.io/jetstack/cert-manager-$c:$CERT_MANAGER_VERSION"
+  done
+}
+
 img_opm_index() {
   local base
   img_opm
@@ -406,6 +441,7 @@ case $1 in
         memcached) img_memcached ;;
         pause) img_pause ;;
         olm) img_olm ;;
+        olmv1) img_olmv1 ;;
         opm-index) img_opm_index ;;
         ubi) img_ubi ;;
         *) usage ;;

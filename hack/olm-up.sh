@@ -43,7 +43,7 @@
 #      quay.io/operator-framework/olm@sha256:e74b2ac5...) and the opm image (local/opm, for
 #      quay.io/operator-framework/opm) are pushed to the local registry if missing;
 #   2. the CRDs (as step 2 above), then the release's olm.yaml, rendered as OLM's release renders it
-#      (hack/tools/operator-sdk/olm-manifests: Helm's engine on deploy/chart with
+#      (hack/tools/operator-sdk/helm-template: Helm's engine on deploy/chart with
 #      deploy/upstream/values.yaml; the copy in deploy/upstream/quickstart/ is stale) with the local
 #      images by digest where the release sets its public ones: olm-operator, catalog-operator,
 #      packageserver and the catalog operator's --util-image (bundle unpack Jobs), --opmImage; the
@@ -137,9 +137,10 @@ step "OLM's CRDs are Established"
 
 # ---------------------------------------------------------------- NODE=real: olm.yaml, in the cluster
 if [ "$NODE" = real ]; then
-  "$root/hack/build-olm-tools.sh" olm-manifests
-  "$LOCALBIN/olm-manifests" -chart "$src/deploy/chart" -values "$src/deploy/upstream/values.yaml" \
-    -olm-image "$olm_image" -opm-image "$opm_image" -skip-kind CatalogSource >"$olmdir/olm.yaml" ||
+  "$root/hack/build-olm-tools.sh" helm-template
+  "$LOCALBIN/helm-template" -chart "$src/deploy/chart" -name olm -namespace olm -values "$src/deploy/upstream/values.yaml" \
+    -set "olm.image.ref=$olm_image" -set "catalog.image.ref=$olm_image" -set "package.image.ref=$olm_image" \
+    -set "catalog.opmImageArgs=--opmImage=$opm_image" -skip-kind CatalogSource >"$olmdir/olm.yaml" ||
     die "rendering OLM's chart failed"
   k apply --server-side --force-conflicts --field-manager=olm-up -f "$olmdir/olm.yaml" >/dev/null || die "applying olm.yaml failed"
   step "applied OLM $OLM_VERSION's release manifests ($olmdir/olm.yaml: rendered from its chart, images local, no operatorhubio catalog)"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# registry.sh start|start-tls|stop|status
+# registry.sh start|start-tls|start-node IP:PORT|stop-node|stop|status
 #
 # A local OCI image registry for the images this project builds without a Docker engine
 # (hack/local-images.sh, `make images-local`): Debian's docker-registry (distribution 2.8,
@@ -14,6 +14,9 @@
 #           For clients that cannot pull over plain HTTP: operator-sdk v1.42.3 checks the labels of
 #           `run bundle`'s --index-image over HTTPS whatever its --use-http says. The real node's
 #           containerd pulls 127.0.0.1:$REGISTRY_TLS_PORT/... from the plain-HTTP listener (a mirror).
+#   start-node IP:PORT  starts it if needed, then serves the same images read-only on IP:PORT, the
+#           real node's bridge address, for pods that pull images themselves (see start_node).
+#   stop-node  stops that listener only.
 #   stop    stops only the recorded processes (SIGTERM, SIGKILL after $GRACE s); keeps the images.
 #   status  prints whether it runs, its address and the repositories it holds; exit 1 when down.
 #
@@ -40,14 +43,20 @@ bin=${REGISTRY_BIN:-/usr/bin/docker-registry}
 name=$(basename "$bin")
 addr=127.0.0.1:$REGISTRY_PORT
 
-usage() { echo "usage: registry.sh start|start-tls|stop|status   (env REGISTRY_DIR, REGISTRY_PORT, REGISTRY_TLS_PORT)" >&2; exit 2; }
-[ $# -eq 1 ] || usage
-case $1 in start|start-tls|stop|status) ;; -h|--help) sed -n '2,31p' "$0"; exit 0 ;; *) usage ;; esac
+usage() { echo "usage: registry.sh start|start-tls|start-node IP:PORT|stop-node|stop|status   (env REGISTRY_DIR, REGISTRY_PORT, REGISTRY_TLS_PORT)" >&2; exit 2; }
+case ${1:-} in
+  start-node) [ $# -eq 2 ] || usage ;;
+  start|start-tls|stop-node|stop|status) [ $# -eq 1 ] || usage ;;
+  -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
+  *) usage ;;
+esac
 [[ "$REGISTRY_PORT" =~ ^[0-9]+$ ]] || { echo "registry: REGISTRY_PORT must be a port number" >&2; exit 2; }
 [[ "$REGISTRY_TLS_PORT" =~ ^[0-9]+$ ]] || { echo "registry: REGISTRY_TLS_PORT must be a port number" >&2; exit 2; }
 tls_name=$name-tls
 tls_addr=127.0.0.1:$REGISTRY_TLS_PORT
 tls_dir=$REGISTRY_DIR/tls
+node_name=$name-node
+node_dir=$REGISTRY_DIR/node
 
 pids=$REGISTRY_DIR
 t0=$(date +%s%N)
@@ -143,6 +152,41 @@ start_tls() {
   step "registry also on https://$tls_addr (pid $pid, same data; CA $tls_dir/ca.crt, SSL_CERT_FILE=$tls_dir/ca-bundle.crt)"
 }
 
+# start_node ADDR: a read-only listener on ADDR (plain HTTP, same data), for the pods of the real node
+# that pull images themselves rather than through containerd (OLM v1's catalogd and
+# operator-controller pull catalog and bundle images with containers/image): a pod's 127.0.0.1 is its
+# own, so they reach the registry at the node's bridge address, which only this host and the node's
+# pods are on. Read-only (storage.maintenance.readonly): a pod can pull, never push. Stopped by
+# `stop-node` (hack/cluster-down.sh NODE=real calls it before the bridge goes) and by `stop`.
+start_node() {
+  local node_addr=$1 pid
+  [[ $node_addr =~ ^[0-9.]+:[0-9]+$ ]] || die "start-node needs ADDR as IP:PORT, not '$node_addr'"
+  start
+  answers_node() { curl -fsS -o /dev/null --max-time 2 "http://$node_addr/v2/" 2>/dev/null; }
+  if pid=$(pid_if_ours "$node_name"); then
+    answers_node || die "$node_name (pid $pid) runs but http://$node_addr/v2/ does not answer: see $REGISTRY_DIR/registry-node.log"
+    step "registry already serving the node on $node_addr (pid $pid, read-only)"
+    return 0
+  fi
+  rm -f "$pids/$node_name.pid"
+  ip -o addr show | grep -q "inet ${node_addr%:*}/" || die "no interface has ${node_addr%:*}: is the real node up (make cluster-up NODE=real)?"
+  mkdir -p "$node_dir"
+  sed -e "s#^  addr: .*#  addr: $node_addr#" -e "s#^  delete:#  maintenance:\n    readonly:\n      enabled: true\n  delete:#" \
+    "$REGISTRY_DIR/config.yml" >"$node_dir/config.yml"
+  grep -q "addr: $node_addr" "$node_dir/config.yml" && grep -q "readonly:" "$node_dir/config.yml" || die "could not write $node_dir/config.yml"
+  ln -sfn "$bin" "$node_dir/$node_name"
+  setsid "$node_dir/$node_name" serve "$node_dir/config.yml" >>"$REGISTRY_DIR/registry-node.log" 2>&1 </dev/null &
+  pid=$!
+  echo "$pid" >"$pids/$node_name.pid"
+  local deadline=$(( $(date +%s) + 20 ))
+  until answers_node; do
+    running "$pid" || { tail -n 20 "$REGISTRY_DIR/registry-node.log" >&2; rm -f "$pids/$node_name.pid"; die "$node_name exited at start"; }
+    [ "$(date +%s)" -lt "$deadline" ] || die "$node_name (pid $pid) did not answer on http://$node_addr within 20s"
+    sleep 0.1
+  done
+  step "registry also on http://$node_addr for the node's pods (pid $pid, same data, read-only)"
+}
+
 status() {
   local pid
   if pid=$(pid_if_ours "$name") && answers; then
@@ -158,7 +202,10 @@ status() {
 case $1 in
   start) start ;;
   start-tls) start_tls ;;
+  start-node) start_node "$2" ;;
+  stop-node) if [ -f "$pids/$node_name.pid" ]; then stop_group "$node_name"; fi ;;
   stop)
+    [ ! -f "$pids/$node_name.pid" ] || stop_group "$node_name"
     [ ! -f "$pids/$tls_name.pid" ] || stop_group "$tls_name"
     if [ -f "$pids/$name.pid" ]; then stop_group "$name"; else step "registry was not running"; fi ;;
   status) status ;;

@@ -21,7 +21,6 @@ package olmreal
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -298,38 +297,7 @@ func waitAvailable(t *testing.T, key client.ObjectKey) (*cachev1alpha1.Memcached
 // ready pods, and returns it and its pods sorted by name.
 func waitAvailableSize(t *testing.T, key client.ObjectKey, size int) (*cachev1alpha1.Memcached, []corev1.Pod) {
 	t.Helper()
-	var mc *cachev1alpha1.Memcached
-	var pods []corev1.Pod
-	NewWithT(t).Eventually(func() error {
-		mc = &cachev1alpha1.Memcached{}
-		if err := suite.k8s.Get(context.Background(), key, mc); err != nil {
-			return err
-		}
-		c := meta.FindStatusCondition(mc.Status.Conditions, cachev1alpha1.ConditionAvailable)
-		if c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != mc.Generation {
-			return fmt.Errorf("not Available at generation %d: %+v", mc.Generation, mc.Status.Conditions)
-		}
-		list := &corev1.PodList{}
-		if err := suite.k8s.List(context.Background(), list, client.InNamespace(key.Namespace),
-			client.MatchingLabels{"app.kubernetes.io/name": "memcached", "app.kubernetes.io/instance": key.Name}); err != nil {
-			return err
-		}
-		pods = list.Items
-		slices.SortFunc(pods, func(a, b corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
-		if len(pods) != size {
-			return fmt.Errorf("%d pods, want %d", len(pods), size)
-		}
-		for i := range pods {
-			if !utils.PodRunningReady(&pods[i]) || pods[i].DeletionTimestamp != nil {
-				return fmt.Errorf("pod %s not Ready", pods[i].Name)
-			}
-		}
-		if len(mc.Status.ServerList) != size {
-			return fmt.Errorf("serverList %v", mc.Status.ServerList)
-		}
-		return nil
-	}, 3*time.Minute, poll).Should(Succeed(), "Memcached %s", key)
-	return mc, pods
+	return utils.WaitAvailable(t, suite.k8s, key, size, 3*time.Minute)
 }
 
 // podIdentities maps pod names to UIDs.
@@ -341,32 +309,19 @@ func podIdentities(pods []corev1.Pod) map[string]types.UID {
 	return m
 }
 
-// startClientPod runs the real-node tier's client (test/real/cmd/mcclient) idle in ns under the
-// restricted profile and waits until it is Ready.
-func startClientPod(t *testing.T, ns string) {
-	t.Helper()
-	pod := utils.ClientPod(ns, clientPod, suite.env["MCCLIENT_IMAGE"], clientBinary)
-	g := NewWithT(t)
-	g.Expect(suite.k8s.Create(context.Background(), pod)).To(Succeed())
-	g.Eventually(func() bool {
-		p := &corev1.Pod{}
-		return suite.k8s.Get(context.Background(), client.ObjectKeyFromObject(pod), p) == nil && utils.PodRunningReady(p)
-	}, 2*time.Minute, poll).Should(BeTrue(), "client pod not Ready")
+// mcclient is the real-node tier's client (test/real/cmd/mcclient) in the pod clientPod of ns.
+func mcclient(ns string) utils.MCClient {
+	return utils.MCClient{Kubectl: suite.env["KUBECTL"], Kubeconfig: suite.env["KUBECONFIG"], Namespace: ns,
+		Pod: clientPod, Image: suite.env["MCCLIENT_IMAGE"], Binary: clientBinary}
 }
+
+// startClientPod runs the client idle in ns under the restricted profile and waits until it is Ready.
+func startClientPod(t *testing.T, ns string) { t.Helper(); mcclient(ns).Start(t, suite.k8s) }
 
 // mustClient runs `mcclient args...` in the client pod and decodes its JSON report.
 func mustClient(t *testing.T, ns string, report any, args ...string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, suite.env["KUBECTL"], append([]string{"exec", "-n", ns, clientPod, "-c", clientPod, "--", clientBinary}, args...)...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+suite.env["KUBECONFIG"])
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	if derr := json.Unmarshal(out.Bytes(), report); derr != nil || err != nil {
-		t.Fatalf("mcclient %s: %v / %v\nstdout: %.2000s\nstderr: %.2000s", strings.Join(args, " "), err, derr, out.String(), errOut.String())
-	}
+	mcclient(ns).Run(t, report, args...)
 }
 
 // checkKeys asks every server for every key written by hashset and expects each on exactly the

@@ -19,12 +19,7 @@ limitations under the License.
 package olmreal
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"io"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -186,55 +181,19 @@ func operatorImages(g Gomega, ns string) []string {
 }
 
 // watcher is a `mcclient watch` running in the client pod through `kubectl exec -i`.
-type watcher struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	out   *bytes.Buffer
-	err   *bytes.Buffer
-}
+type watcher struct{ *utils.Watcher }
 
 // startWatch starts `mcclient watch` against servers in the client pod of ns: every 200 ms it gets
 // the 100 keys hashset stored, each from its server.
 func startWatch(t *testing.T, ns, servers string) *watcher {
 	t.Helper()
-	w := &watcher{out: &bytes.Buffer{}, err: &bytes.Buffer{}}
-	w.cmd = exec.Command(suite.env["KUBECTL"], "exec", "-i", "-n", ns, clientPod, "-c", clientPod, "--", clientBinary,
-		"watch", "-servers", servers, "-prefix", keyPrefix, "-n", "100", "-interval", watchInterval.String())
-	w.cmd.Env = append(os.Environ(), "KUBECONFIG="+suite.env["KUBECONFIG"])
-	w.cmd.Stdout, w.cmd.Stderr = w.out, w.err
-	var err error
-	if w.stdin, err = w.cmd.StdinPipe(); err != nil {
-		t.Fatalf("failed to open the stdin of kubectl exec: %v", err)
-	}
-	if err := w.cmd.Start(); err != nil {
-		t.Fatalf("failed to start kubectl exec mcclient watch: %v", err)
-	}
-	t.Cleanup(func() {
-		if w.cmd.ProcessState == nil {
-			_ = w.cmd.Process.Kill()
-			_ = w.cmd.Wait()
-		}
-	})
-	return w
+	return &watcher{mcclient(ns).Watch(t, "watch", "-servers", servers, "-prefix", keyPrefix, "-n", "100", "-interval", watchInterval.String())}
 }
 
-// stop closes the watch's stdin (mcclient then ends its last round and prints its report) and
-// returns the report.
+// stop ends the watch and returns its report.
 func (w *watcher) stop(t *testing.T) memcache.WatchReport {
 	t.Helper()
-	_ = w.stdin.Close()
-	done := make(chan error, 1)
-	go func() { done <- w.cmd.Wait() }()
-	var err error
-	select {
-	case err = <-done:
-	case <-time.After(30 * time.Second):
-		_ = w.cmd.Process.Kill()
-		t.Fatalf("mcclient watch did not stop 30 s after its stdin closed; stderr: %.2000s", w.err.String())
-	}
 	var r memcache.WatchReport
-	if derr := json.Unmarshal(w.out.Bytes(), &r); derr != nil {
-		t.Fatalf("mcclient watch: %v / %v\nstdout: %.2000s\nstderr: %.2000s", err, derr, w.out.String(), w.err.String())
-	}
+	w.Stop(t, &r)
 	return r
 }
