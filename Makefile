@@ -179,8 +179,8 @@ dashboards-check: ## Parse every PromQL query of the Grafana dashboards in confi
 	cd hack/dashboards && go test ./...
 
 .PHONY: bench
-bench: envtest-assets ## Run the Go benchmarks of the builders and the status computation.
-	KUBEBUILDER_ASSETS="$(LOCALBIN)" go test ./controllers/ -run '^$$' -bench . -benchmem
+bench: envtest-assets ## Run the Go benchmarks of the builders, the status computation and the cache.
+	KUBEBUILDER_ASSETS="$(LOCALBIN)" go test ./controllers/... -run '^$$' -bench . -benchmem
 
 .PHONY: verify
 verify: manifests generate api-docs fmt ## Fail when generated files (the API reference included) or formatting differ from what is committed.

@@ -47,6 +47,8 @@ import (
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 	"github.com/example/memcached-operator/controllers"
+	"github.com/example/memcached-operator/controllers/cache"
+	"github.com/example/memcached-operator/controllers/resources"
 	"github.com/example/memcached-operator/controllers/upgradeable"
 	"github.com/example/memcached-operator/internal/logging"
 	"github.com/example/memcached-operator/internal/metricsauth"
@@ -57,7 +59,7 @@ const (
 	// CSV's Deployment in spec.relatedImages, so disconnected mirrors know about it.
 	relatedImageEnv = "RELATED_IMAGE_MEMCACHED"
 	// relatedImageExporterEnv holds the default memcached_exporter image (spec.monitoring), listed
-	// in spec.relatedImages the same way; controllers.DefaultExporterImage when unset.
+	// in spec.relatedImages the same way; resources.DefaultExporterImage when unset.
 	relatedImageExporterEnv = "RELATED_IMAGE_MEMCACHED_EXPORTER"
 	// podUIDsEnv chooses who picks the memcached pods' UID (controllers.UIDPolicy): auto (default),
 	// fixed (11211) or platform (OpenShift's SecurityContextConstraints assign it).
@@ -212,7 +214,7 @@ func run(ctx context.Context, s settings) error {
 		// Safe because the process exits as soon as the manager stops: a replacement (an upgrade
 		// or a rescheduled pod) takes over at once instead of waiting for the lease to expire.
 		LeaderElectionReleaseOnCancel: true,
-		Cache:                         controllers.CacheOptions(s.namespaces),
+		Cache:                         cache.ManagerOptions(s.namespaces),
 	})
 	if err != nil {
 		return fmt.Errorf("failed to create manager: %w", err)
@@ -236,7 +238,7 @@ func run(ctx context.Context, s settings) error {
 		APIReader: mgr.GetAPIReader(),
 		Scheme:    mgr.GetScheme(),
 		Recorder:  mgr.GetEventRecorder("memcached-operator"),
-		Options: controllers.Options{DefaultImage: s.defaultImage, ProxyEnv: proxy.ReadProxyVarsFromEnv(),
+		Options: resources.Options{DefaultImage: s.defaultImage, ProxyEnv: proxy.ReadProxyVarsFromEnv(),
 			DefaultExporterImage: s.defaultExporterImage, PlatformAssignsUIDs: platformUIDs},
 
 		MaxConcurrentReconciles: s.maxConcurrentReconciles,

@@ -31,6 +31,7 @@ import (
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 	"github.com/example/memcached-operator/controllers"
+	"github.com/example/memcached-operator/controllers/resources"
 	"github.com/example/memcached-operator/internal/watchnamespace"
 )
 
@@ -59,7 +60,7 @@ type settings struct {
 	// defaultImage is RELATED_IMAGE_MEMCACHED, a valid image reference.
 	defaultImage string
 	// defaultExporterImage is RELATED_IMAGE_MEMCACHED_EXPORTER, a valid image reference, or
-	// controllers.DefaultExporterImage when the variable is unset.
+	// resources.DefaultExporterImage when the variable is unset.
 	defaultExporterImage string
 	// operatorConditionName is OPERATOR_CONDITION_NAME, set by OLM; "" means no OperatorCondition.
 	operatorConditionName string
@@ -110,8 +111,8 @@ func (s *settings) check(getenv func(string) string) error {
 	s.defaultExporterImage = getenv(relatedImageExporterEnv)
 	if s.defaultExporterImage == "" {
 		// Optional: operators started without it (make run, older deployments) use the public image.
-		s.defaultExporterImage = controllers.DefaultExporterImage
-	} else if err := checkImage(relatedImageExporterEnv, s.defaultExporterImage, controllers.DefaultExporterImage); err != nil {
+		s.defaultExporterImage = resources.DefaultExporterImage
+	} else if err := checkImage(relatedImageExporterEnv, s.defaultExporterImage, resources.DefaultExporterImage); err != nil {
 		errs = append(errs, err)
 	}
 

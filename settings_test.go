@@ -25,6 +25,7 @@ import (
 	"testing"
 
 	"github.com/example/memcached-operator/controllers"
+	"github.com/example/memcached-operator/controllers/resources"
 )
 
 // Every setting read at start is checked before anything is written, and a bad one stops the
@@ -102,7 +103,7 @@ func TestSettingsCheck(t *testing.T) {
 					t.Errorf("uidPolicy = %q, want %q", s.uidPolicy, want)
 				}
 				// Unset: the public image the shipped CSV names.
-				wantExporter := cmp.Or(env[relatedImageExporterEnv], controllers.DefaultExporterImage)
+				wantExporter := cmp.Or(env[relatedImageExporterEnv], resources.DefaultExporterImage)
 				if s.defaultExporterImage != wantExporter {
 					t.Errorf("defaultExporterImage = %q, want %q", s.defaultExporterImage, wantExporter)
 				}

@@ -196,7 +196,8 @@ func TestMistypedFieldIsPrunedWithoutStrictValidation(t *testing.T) {
 	}, timeout, interval).Should(Succeed())
 }
 
-// A patch to an invalid size is rejected and the Deployment keeps its replicas. Source: kubernetes/kubernetes#772.
+// A patch to an invalid size is rejected and the Deployment keeps its replicas. Source:
+// kubernetes/kubernetes#772.
 func TestInvalidPatchKeepsDeployment(t *testing.T) {
 	g := NewWithT(t)
 	g.Expect(k8sClient.Create(testCtx, newMemcached("t-admission", "ok", 2))).To(Succeed())

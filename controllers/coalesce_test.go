@@ -34,6 +34,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+
+	"github.com/example/memcached-operator/controllers/cache"
 )
 
 // recordingQueue is a work queue that records how requests were added (the rest is client-go's).
@@ -173,7 +175,7 @@ func TestMemcachedChangesThatReconcile(t *testing.T) {
 		mc := base.DeepCopy()
 		mc.ResourceVersion = "11"
 		change(mc)
-		if _, err := trimMemcached(mc); err != nil {
+		if _, err := cache.TrimMemcached(mc); err != nil {
 			t.Fatal(err)
 		}
 		return mc

@@ -16,7 +16,9 @@ limitations under the License.
 
 package controllers
 
-import "unicode/utf8"
+import (
+	"github.com/example/memcached-operator/controllers/status"
+)
 
 // maxEventNoteBytes is the longest note an events.k8s.io/v1 Event may carry: the API server refuses
 // a longer one (NoteLengthLimit, 1 KiB, in k8s.io/kubernetes pkg/apis/events/validation), and the
@@ -31,16 +33,5 @@ func eventNote(msg string) string {
 		return msg
 	}
 	const ellipsis = "…"
-	return truncate(msg, maxEventNoteBytes-len(ellipsis)) + ellipsis
-}
-
-// truncate returns s cut to at most n bytes, on a character boundary.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
+	return status.Truncate(msg, maxEventNoteBytes-len(ellipsis)) + ellipsis
 }

@@ -28,6 +28,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+
+	"github.com/example/memcached-operator/controllers/resources"
 )
 
 // A memcached container that crash-loops (as the kubelet reports it: waiting CrashLoopBackOff,
@@ -50,7 +52,7 @@ func TestCrashLoopIsNamed(t *testing.T) {
 			}
 			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionFalse, LastTransitionTime: metav1.Now()}}
 			p.Status.ContainerStatuses = []corev1.ContainerStatus{{
-				Name: containerName, Image: testImage, RestartCount: restarts,
+				Name: resources.ContainerName, Image: testImage, RestartCount: restarts,
 				State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff",
 					Message: fmt.Sprintf("back-off %ds restarting failed container=memcached pod=%s", 10*restarts, pods[1])}},
 				LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{

@@ -55,6 +55,10 @@ import (
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 	"github.com/example/memcached-operator/controllers/apply"
 	"github.com/example/memcached-operator/internal/podview"
+
+	"github.com/example/memcached-operator/controllers/cache"
+	"github.com/example/memcached-operator/controllers/resources"
+	"github.com/example/memcached-operator/controllers/status"
 )
 
 const (
@@ -67,12 +71,12 @@ const (
 	// gcRetry is how often an instance waiting for the garbage collector is retried.
 	gcRetry = 2 * time.Second
 	// coalesceDelay is how long a change of a pod or an owned object waits in the work queue before
-	// its instance is reconciled. The queue holds one entry per instance, so every change of a burst
-	// (the Deployment's status, the ReplicaSet's three pods created and scheduled) lands in one
-	// reconcile and one status write instead of one each; status still follows a pod change in well
-	// under a second. A change of the Memcached's spec or pause annotation is reconciled at once; its
-	// other updates, above all the operator's own status writes coming back, wait like the pods'
-	// (memcachedChanged, memcachedUpdated).
+	// its instance is reconciled. The queue holds one entry per instance, so every change of a
+	// burst (the Deployment's status, the ReplicaSet's three pods created and scheduled) lands in
+	// one reconcile and one status write instead of one each; status still follows a pod change in
+	// well under a second. A change of the Memcached's spec or pause annotation is reconciled at
+	// once; its other updates, above all the operator's own status writes coming back, wait like
+	// the pods' (memcachedChanged, memcachedUpdated).
 	coalesceDelay = 250 * time.Millisecond
 )
 
@@ -88,7 +92,7 @@ type MemcachedReconciler struct {
 	// Recorder emits events.k8s.io Events about a Memcached.
 	Recorder events.EventRecorder
 	// Options are the operator-wide builder inputs.
-	Options Options
+	Options resources.Options
 	// MaxConcurrentReconciles is how many Memcacheds are reconciled at once (controller-runtime's
 	// default, 1, when 0). One Memcached is never reconciled by two workers at once.
 	MaxConcurrentReconciles int
@@ -96,11 +100,11 @@ type MemcachedReconciler struct {
 	// PrometheusRule CRDs exist, until they do (DefaultServiceMonitorPollInterval when 0; see
 	// monitoringKindWatch).
 	ServiceMonitorPollInterval time.Duration
-	// Namespaces are the namespaces the manager's cache watches (the argument of CacheOptions;
-	// empty: all). The pod cache watches the same.
+	// Namespaces are the namespaces the manager's cache watches (the argument of
+	// cache.ManagerOptions; empty: all). The pod cache watches the same.
 	Namespaces []string
 
-	// pods reads the pod cache (newPodCache; set up by SetupWithManager).
+	// pods reads the pod cache (cache.NewPodCache; set up by SetupWithManager).
 	pods client.Reader
 
 	// monitoringKinds tells, by kind, whether ServiceMonitors and PrometheusRules are served and
@@ -157,61 +161,62 @@ func (r *MemcachedReconciler) reconcile(ctx context.Context, req ctrl.Request) (
 		return ctrl.Result{}, nil
 	}
 
-	obs := observed{invalid: validateSpec(mc)}
+	obs := status.Observed{Invalid: validateSpec(mc)}
 	var hash string
-	if obs.invalid == nil {
+	if obs.Invalid == nil {
 		// Read before anything is written: a Secret that is missing or unusable leaves every owned
 		// object as it is (nothing half-rolled), like an invalid spec.
 		var err error
 		hash, err = secretsHash(ctx, r.APIReader, mc)
-		var se *SecretError
+		var se *resources.SecretError
 		switch {
 		case errors.As(err, &se):
-			obs.invalid = se
+			obs.Invalid = se
 		case err != nil:
-			obs.err = err
+			obs.Err = err
 		}
 	}
-	if obs.invalid == nil && obs.err == nil {
+	if obs.Invalid == nil && obs.Err == nil {
 		r.applyDesiredState(ctx, mc, hash, &obs)
 	}
-	if obs.terminating {
+	if obs.Terminating {
 		// The namespace is being deleted and the Memcached with it: nothing to converge.
 		log.V(1).Info("Namespace is terminating; not recreating owned objects")
 		return ctrl.Result{}, nil
 	}
 	r.observe(ctx, mc, &obs)
 
-	status := computeStatus(mc, obs, metav1.Now())
+	status := status.ComputeStatus(mc, obs, metav1.Now())
 	if err := r.patchStatus(ctx, mc, status); err != nil {
 		return ctrl.Result{}, err
 	}
 
 	degraded := meta.FindStatusCondition(status.Conditions, cachev1alpha1.ConditionDegraded)
 	switch {
-	case len(obs.conflicts) > 0:
+	case len(obs.Conflicts) > 0:
 		reconcileOutcomes.WithLabelValues("error", degraded.Reason).Inc()
 		return ctrl.Result{RequeueAfter: conflictRetry}, nil
-	case len(obs.waiting) > 0:
+	case len(obs.Waiting) > 0:
 		// The garbage collector's deletions of objects we do not own reach no watch of ours.
 		reconcileOutcomes.WithLabelValues("success", degraded.Reason).Inc()
 		return ctrl.Result{RequeueAfter: gcRetry}, nil
-	case obs.err != nil:
+	case obs.Err != nil:
 		reconcileOutcomes.WithLabelValues("error", degraded.Reason).Inc()
-		return ctrl.Result{}, obs.err
+		return ctrl.Result{}, obs.Err
 	default:
 		reconcileOutcomes.WithLabelValues("success", degraded.Reason).Inc()
 		return ctrl.Result{}, nil
 	}
 }
 
-// applyDesiredState creates or corrects every object of desiredState (the Deployment, Service,
-// PodDisruptionBudget, NetworkPolicy and ServiceMonitor of mc), deletes the optional ones the spec
-// turns off, and records in obs what it wrote and what stopped it. Each object is handled even
-// when another fails, so one conflict does not hide the rest. It is called only for a valid spec whose Secrets are usable: otherwise
-// everything is left as it is. secretHash is the hash of the Secret data the pods use (secretsHash).
-func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1alpha1.Memcached, secretHash string, obs *observed) {
-	obs.applied = true
+// applyDesiredState creates or corrects every object of resources.DesiredState (the Deployment,
+// Service, PodDisruptionBudget, NetworkPolicy and ServiceMonitor of mc), deletes the optional ones
+// the spec turns off, and records in obs what it wrote and what stopped it. Each object is handled
+// even when another fails, so one conflict does not hide the rest. It is called only for a valid
+// spec whose Secrets are usable: otherwise everything is left as it is. secretHash is the hash of
+// the Secret data the pods use (secretsHash).
+func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1alpha1.Memcached, secretHash string, obs *status.Observed) {
+	obs.Applied = true
 	// What this reconcile created or updated, by result: one event each, not one per object (a new
 	// instance's three creates are one change to its user, and an event is an API write: 3 of the
 	// 4.6 writes per instance the operator made when converging in make bench-scale).
@@ -234,13 +239,13 @@ func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1
 		var ce *apply.ConflictError
 		switch {
 		case errors.As(err, &ce):
-			obs.conflicts = append(obs.conflicts, ce.Kind+" "+ce.Name)
+			obs.Conflicts = append(obs.Conflicts, ce.Kind+" "+ce.Name)
 		case errors.Is(err, apply.ErrNamespaceTerminating):
-			obs.terminating = true
+			obs.Terminating = true
 		case errors.Is(err, apply.ErrWaitingForGC):
-			obs.waiting = append(obs.waiting, kind+" "+obj.GetName())
+			obs.Waiting = append(obs.Waiting, kind+" "+obj.GetName())
 		case err != nil:
-			obs.err = errors.Join(obs.err, err)
+			obs.Err = errors.Join(obs.Err, err)
 		case res != apply.Unchanged:
 			logf.FromContext(ctx).Info("Applied "+kind, kind, klog.KObj(obj), "result", res)
 			changed[res] = append(changed[res], kind+" "+obj.GetName())
@@ -248,25 +253,25 @@ func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1
 		}
 	}
 
-	for _, d := range desiredState(mc, r.Options, secretHash) {
+	for _, d := range resources.DesiredState(mc, r.Options, secretHash, cache.RestoreDeployment) {
 		// Only while the cluster serves the kind (monitoringKindWatch): without the CRD there is
 		// nothing to create, read or delete, and that is not an error.
-		if d.optionalAPI && !r.monitoringKinds[d.kind].Available() {
+		if d.OptionalAPI && !r.monitoringKinds[d.Kind].Available() {
 			continue
 		}
-		if d.absent {
-			r.deleteDisabled(ctx, mc, d.kind, d.object, obs)
+		if d.Absent {
+			r.deleteDisabled(ctx, mc, d.Kind, d.Object, obs)
 			continue
 		}
-		live, res, err := d.apply(ctx, r.Client, r.APIReader, r.Scheme, mc)
-		record(d.kind, live, res, err)
+		live, res, err := d.Apply(ctx, r.Client, r.APIReader, r.Scheme, mc)
+		record(d.Kind, live, res, err)
 		switch live := live.(type) {
 		case *appsv1.Deployment:
 			if err == nil {
-				obs.deployment = live
+				obs.Deployment = live
 			}
 		case *corev1.Service:
-			obs.serviceOwned = err == nil
+			obs.ServiceOwned = err == nil
 		}
 	}
 }
@@ -274,42 +279,42 @@ func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1
 // observe completes obs with what exists, read from the cache: the pods of mc and, when nothing
 // was applied (an invalid spec), its Deployment if ours and whether its Service is ours. After an
 // apply, the copies apply returned are newer than the cache's, so they are kept.
-func (r *MemcachedReconciler) observe(ctx context.Context, mc *cachev1alpha1.Memcached, obs *observed) {
-	key := client.ObjectKey{Namespace: mc.Namespace, Name: deploymentName(mc)}
-	if !obs.applied {
+func (r *MemcachedReconciler) observe(ctx context.Context, mc *cachev1alpha1.Memcached, obs *status.Observed) {
+	key := client.ObjectKey{Namespace: mc.Namespace, Name: resources.DeploymentName(mc)}
+	if !obs.Applied {
 		dep := &appsv1.Deployment{}
 		err := r.Get(ctx, key, dep)
 		if err == nil {
-			err = restoreDeployment(dep)
+			err = cache.RestoreDeployment(dep)
 		}
 		if err == nil && metav1.IsControlledBy(dep, mc) {
-			obs.deployment = dep
+			obs.Deployment = dep
 		} else if err != nil && !apierrors.IsNotFound(err) {
-			obs.err = errors.Join(obs.err, fmt.Errorf("failed to get Deployment %s: %w", key, err))
+			obs.Err = errors.Join(obs.Err, fmt.Errorf("failed to get Deployment %s: %w", key, err))
 		}
 		svc := &corev1.Service{}
 		if err := r.Get(ctx, key, svc); err == nil {
-			obs.serviceOwned = metav1.IsControlledBy(svc, mc)
+			obs.ServiceOwned = metav1.IsControlledBy(svc, mc)
 		} else if !apierrors.IsNotFound(err) {
-			obs.err = errors.Join(obs.err, fmt.Errorf("failed to get Service %s: %w", key, err))
+			obs.Err = errors.Join(obs.Err, fmt.Errorf("failed to get Service %s: %w", key, err))
 		}
 	}
 	if r.pods == nil {
-		obs.err = errors.Join(obs.err, errors.New("failed to list Pods: the pod cache is not set up (SetupWithManager)"))
+		obs.Err = errors.Join(obs.Err, errors.New("failed to list Pods: the pod cache is not set up (SetupWithManager)"))
 		return
 	}
 	pods := &podview.PodList{}
-	if err := r.pods.List(ctx, pods, client.InNamespace(mc.Namespace), client.MatchingLabelsSelector{Selector: podSelector(mc)}); err != nil {
-		obs.err = errors.Join(obs.err, fmt.Errorf("failed to list Pods of Memcached %s: %w", key, err))
+	if err := r.pods.List(ctx, pods, client.InNamespace(mc.Namespace), client.MatchingLabelsSelector{Selector: resources.PodSelector(mc)}); err != nil {
+		obs.Err = errors.Join(obs.Err, fmt.Errorf("failed to list Pods of Memcached %s: %w", key, err))
 	}
-	obs.pods = pods.Items
+	obs.Pods = pods.Items
 }
 
 // deleteDisabled deletes an optional object of mc that its spec turned off.
-func (r *MemcachedReconciler) deleteDisabled(ctx context.Context, mc *cachev1alpha1.Memcached, kind string, obj client.Object, obs *observed) {
+func (r *MemcachedReconciler) deleteDisabled(ctx context.Context, mc *cachev1alpha1.Memcached, kind string, obj client.Object, obs *status.Observed) {
 	deleted, err := apply.DeleteIfOwned(ctx, r.Client, mc, kind, obj)
 	if err != nil {
-		obs.err = errors.Join(obs.err, err)
+		obs.Err = errors.Join(obs.Err, err)
 		return
 	}
 	if deleted {
@@ -346,16 +351,6 @@ func becameTrue(before, now []metav1.Condition, t string) *metav1.Condition {
 		return nil
 	}
 	return meta.FindStatusCondition(now, t)
-}
-
-// podToMemcached maps a memcached pod to the Memcached named by its instance label, so status
-// follows pod changes (creation, readiness, deletion) without polling.
-func podToMemcached(_ context.Context, obj client.Object) []reconcile.Request {
-	l := obj.GetLabels()
-	if l[LabelName] != AppName || l[LabelManagedBy] != ManagedBy || l[LabelInstance] == "" {
-		return nil
-	}
-	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: l[LabelInstance]}}}
 }
 
 // controllerOf maps an object to the Memcached that controls it (its controller owner reference).
@@ -463,7 +458,7 @@ func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if interval <= 0 {
 		interval = DefaultServiceMonitorPollInterval
 	}
-	pods, err := newPodCache(mgr, r.Namespaces)
+	pods, err := cache.NewPodCache(mgr, r.Namespaces)
 	if err != nil {
 		return err
 	}
@@ -471,7 +466,7 @@ func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	// now: the watch waits for it to sync at most CacheSyncTimeout and then stops the manager with
 	// an error, where an informer created before the start would have the manager wait for it
 	// without a limit (a pod cache that cannot list, e.g. for lack of RBAC, would hang it).
-	if err := mgr.Add(podCache{pods}); err != nil {
+	if err := mgr.Add(cache.PodCache{Cache: pods}); err != nil {
 		return fmt.Errorf("failed to add the pod cache: %w", err)
 	}
 	r.pods = pods
@@ -495,7 +490,7 @@ func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&corev1.Service{}, enqueueAfter(controllerOf)).
 		Watches(&policyv1.PodDisruptionBudget{}, enqueueAfter(controllerOf)).
 		Watches(&networkingv1.NetworkPolicy{}, enqueueAfter(controllerOf)).
-		WatchesRawSource(source.Kind[client.Object](pods, &podview.Pod{}, enqueueAfter(podToMemcached))).
+		WatchesRawSource(source.Kind[client.Object](pods, &podview.Pod{}, enqueueAfter(cache.PodToMemcached))).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(secretToMemcacheds(mgr.GetCache())), builder.OnlyMetadata).
 		WatchesRawSource(source.Channel(events, &handler.EnqueueRequestForObject{})).
 		Build(r)

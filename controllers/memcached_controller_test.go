@@ -38,6 +38,8 @@ import (
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 	"github.com/example/memcached-operator/controllers/apply"
+
+	"github.com/example/memcached-operator/controllers/resources"
 )
 
 const (
@@ -127,10 +129,10 @@ func TestReconcileCreatesOwnedObjects(t *testing.T) {
 	dep := &appsv1.Deployment{}
 	g.Eventually(func() error { return k8sClient.Get(testCtx, key(ns, name), dep) }, timeout, interval).Should(Succeed())
 	g.Expect(dep.Spec.Replicas).To(HaveValue(Equal(int32(3))))
-	g.Expect(dep.Spec.Selector.MatchLabels).To(Equal(map[string]string{LabelName: AppName, LabelInstance: name}))
-	g.Expect(dep.Labels).To(HaveKeyWithValue(LabelManagedBy, ManagedBy))
+	g.Expect(dep.Spec.Selector.MatchLabels).To(Equal(map[string]string{resources.LabelName: resources.AppName, resources.LabelInstance: name}))
+	g.Expect(dep.Labels).To(HaveKeyWithValue(resources.LabelManagedBy, resources.ManagedBy))
 	g.Expect(dep.Spec.Template.Spec.Containers[0].Image).To(Equal(testImage))
-	g.Expect(dep.Spec.Template.Spec.Containers[0].Args).To(Equal(memcachedArgs(mc)))
+	g.Expect(dep.Spec.Template.Spec.Containers[0].Args).To(Equal(resources.MemcachedArgs(mc)))
 	g.Expect(metav1.IsControlledBy(dep, mc)).To(BeTrue(), "Deployment must be controlled by the Memcached")
 
 	svc := &corev1.Service{}
@@ -228,9 +230,9 @@ func TestStatusFollowsPods(t *testing.T) {
 }
 
 // Changes made by hand to what the operator owns are reverted and a deleted Deployment is
-// recreated. Sources: https://github.com/operator-framework/java-operator-plugins/issues/44 (replicas
-// scaled by hand never restored), https://github.com/ManageIQ/manageiq-pods/issues/542 (changes to
-// the Service and Deployment not resolved).
+// recreated. Sources: https://github.com/operator-framework/java-operator-plugins/issues/44
+// (replicas scaled by hand never restored), https://github.com/ManageIQ/manageiq-pods/issues/542
+// (changes to the Service and Deployment not resolved).
 func TestDriftIsReverted(t *testing.T) {
 	g := NewWithT(t)
 	const ns, name = "t-drift", "d1"
@@ -376,7 +378,8 @@ func TestForeignDeploymentIsNotHijacked(t *testing.T) {
 		g.Expect(found).To(BeTrue(), "a Warning ResourceConflict event naming the Deployment")
 	}, timeout, interval).Should(Succeed())
 
-	// Once the foreign Deployment is gone the operator creates its own (retry within conflictRetry).
+	// Once the foreign Deployment is gone the operator creates its own (retry within
+	// conflictRetry).
 	g.Expect(k8sClient.Delete(testCtx, foreign)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		d := &appsv1.Deployment{}
@@ -576,11 +579,12 @@ func TestConvergenceCost(t *testing.T) {
 	g.Expect(converged["create"]).To(Equal(3))
 	g.Expect(converged["patch"]+converged["update"]+converged["delete"]).To(BeZero(), "no spec writes")
 	g.Expect(converged["conflict"]).To(BeZero(), "no 409 conflicts")
-	// simulateRollout makes 7 observable changes (3 pods created, 3 made ready, the Deployment status):
-	// at most one status patch each, whatever the machine's speed. Changes wait coalesceDelay in the
-	// work queue, so on an idle machine the burst costs one patch; how many it costs depends on how
-	// long the burst takes, so that figure is logged here, measured by make bench-scale ("writes per
-	// pod replaced") and the mechanism is tested on its own (TestEnqueueAfterCoalescesChanges).
+	// simulateRollout makes 7 observable changes (3 pods created, 3 made ready, the Deployment
+	// status): at most one status patch each, whatever the machine's speed. Changes wait
+	// coalesceDelay in the work queue, so on an idle machine the burst costs one patch; how many it
+	// costs depends on how long the burst takes, so that figure is logged here, measured by make
+	// bench-scale ("writes per pod replaced") and the mechanism is tested on its own
+	// (TestEnqueueAfterCoalescesChanges).
 	rollout := converged["status-patch"] - created["status-patch"]
 	t.Logf("status patches for the 7-change rollout: %d", rollout)
 	g.Expect(rollout).To(BeNumerically("<=", 7))

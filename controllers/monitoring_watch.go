@@ -34,6 +34,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+
+	"github.com/example/memcached-operator/controllers/resources"
 )
 
 // DefaultServiceMonitorPollInterval is how often the operator asks API discovery whether the
@@ -156,7 +158,7 @@ func (w *monitoringKindWatch) startWatch(ctx context.Context) error {
 		return fmt.Errorf("failed to list Memcacheds: %w", err)
 	}
 	for i := range list.Items {
-		if !monitoringEnabled(&list.Items[i]) {
+		if !resources.MonitoringEnabled(&list.Items[i]) {
 			continue
 		}
 		select {

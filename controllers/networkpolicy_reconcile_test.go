@@ -32,6 +32,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+
+	"github.com/example/memcached-operator/controllers/internal/fixture"
+	"github.com/example/memcached-operator/controllers/resources"
 )
 
 // getNetworkPolicy reads the NetworkPolicy ns/name from the API server.
@@ -67,8 +70,8 @@ func TestNetworkPolicyFollowsSpec(t *testing.T) {
 		np = getNetworkPolicy(g, ns, name)
 	}, timeout, interval).Should(Succeed())
 	g.Expect(metav1.IsControlledBy(np, getMemcached(g, ns, name))).To(BeTrue(), "owned by the Memcached")
-	g.Expect(np.Labels).To(HaveKeyWithValue(LabelManagedBy, ManagedBy))
-	g.Expect(np.Spec.PodSelector.MatchLabels).To(Equal(map[string]string{LabelName: AppName, LabelInstance: name}))
+	g.Expect(np.Labels).To(HaveKeyWithValue(resources.LabelManagedBy, resources.ManagedBy))
+	g.Expect(np.Spec.PodSelector.MatchLabels).To(Equal(map[string]string{resources.LabelName: resources.AppName, resources.LabelInstance: name}))
 	g.Expect(np.Spec.PolicyTypes).To(Equal([]networkingv1.PolicyType{networkingv1.PolicyTypeIngress}))
 	g.Expect(np.Spec.Ingress).To(HaveLen(1), "only the memcached rule: the pods have no metrics port")
 	g.Expect(np.Spec.Ingress[0].Ports).To(HaveLen(1))
@@ -148,7 +151,7 @@ func TestForeignNetworkPolicyIsAConflict(t *testing.T) {
 	}
 	g.Expect(k8sClient.Create(testCtx, foreign)).To(Succeed())
 	mc := newMemcached(ns, name, 1)
-	mc.Spec.NetworkPolicy = cachev1alpha1.NetworkPolicySpec{Enabled: true, From: []networkingv1.NetworkPolicyPeer{clientPeer}}
+	mc.Spec.NetworkPolicy = cachev1alpha1.NetworkPolicySpec{Enabled: true, From: []networkingv1.NetworkPolicyPeer{fixture.ClientPeer}}
 	g.Expect(k8sClient.Create(testCtx, mc)).To(Succeed())
 
 	g.Eventually(func(g Gomega) {

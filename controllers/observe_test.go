@@ -17,6 +17,7 @@ limitations under the License.
 package controllers
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -27,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/controllers/status"
 )
 
 // A spec that turns invalid leaves the running objects alone, and the status keeps describing
@@ -61,4 +63,15 @@ func TestInvalidSpecKeepsServerList(t *testing.T) {
 		g.Expect(mc.Status.ServerList).To(dnsNames)
 		g.Expect(mc.Status.ReadyReplicas).To(Equal(int32(2)))
 	}, 2*time.Second, 100*time.Millisecond).Should(Succeed())
+}
+
+// A reconciler whose pod cache was never set up (SetupWithManager not called) reports that as the
+// observation's error, with no pods, instead of panicking on the nil reader.
+func TestObserveWithoutPodCache(t *testing.T) {
+	mc := &cachev1alpha1.Memcached{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "ns"}}
+	obs := status.Observed{Applied: true}
+	(&MemcachedReconciler{}).observe(t.Context(), mc, &obs)
+	if obs.Err == nil || !strings.Contains(obs.Err.Error(), "the pod cache is not set up") || obs.Pods != nil {
+		t.Errorf("observe without a pod cache: err %v, pods %v; want the pod cache named and no pods", obs.Err, obs.Pods)
+	}
 }

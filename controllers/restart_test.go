@@ -31,6 +31,9 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+
+	"github.com/example/memcached-operator/controllers/cache"
+	"github.com/example/memcached-operator/controllers/resources"
 )
 
 // An operator restarted over converged instances reconciles them and writes nothing: its caches
@@ -53,7 +56,7 @@ func TestRestartMakesNoWrites(t *testing.T) {
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:     k8sClient.Scheme(),
 		Metrics:    metricsserver.Options{BindAddress: "0"},
-		Cache:      CacheOptions([]string{ns}),
+		Cache:      cache.ManagerOptions([]string{ns}),
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	g.Expect(err).NotTo(HaveOccurred())
@@ -63,7 +66,7 @@ func TestRestartMakesNoWrites(t *testing.T) {
 		APIReader:  mgr.GetAPIReader(),
 		Scheme:     mgr.GetScheme(),
 		Recorder:   mgr.GetEventRecorder("memcached-operator"),
-		Options:    Options{DefaultImage: testImage, DefaultExporterImage: testExporterImage},
+		Options:    resources.Options{DefaultImage: testImage, DefaultExporterImage: testExporterImage},
 		Namespaces: []string{ns},
 	}).SetupWithManager(mgr)).To(Succeed())
 	ctx, cancel := context.WithCancel(testCtx)

@@ -32,6 +32,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+
+	"github.com/example/memcached-operator/controllers/internal/fixture"
+	"github.com/example/memcached-operator/controllers/resources"
 )
 
 // secretsNS is the namespace of the Secret tests.
@@ -63,7 +66,7 @@ func deploymentOf(g Gomega, name string) *appsv1.Deployment {
 func TestSecretRotationRollsOnce(t *testing.T) {
 	g := NewWithT(t)
 	const name = "rotate"
-	cert, key := testKeyPair(t, "rotate")
+	cert, key := fixture.KeyPair(t, "rotate")
 	putSecret(g, "rotate-tls", corev1.SecretTypeTLS, map[string][]byte{"tls.crt": cert, "tls.key": key})
 	const password = "pw-7Hq2xZ"
 	putSecret(g, "rotate-users", corev1.SecretTypeOpaque, map[string][]byte{"authfile": []byte("app:" + password + "\n")})
@@ -77,7 +80,7 @@ func TestSecretRotationRollsOnce(t *testing.T) {
 	var gen1 int64
 	g.Eventually(func(g Gomega) {
 		d := deploymentOf(g, name)
-		h1, gen1 = d.Spec.Template.Annotations[SecretHashAnnotation], d.Generation
+		h1, gen1 = d.Spec.Template.Annotations[resources.SecretHashAnnotation], d.Generation
 		g.Expect(h1).To(HaveLen(64))
 		spec := d.Spec.Template.Spec
 		g.Expect(spec.Containers[0].Args).To(ContainElements("-Z", "-Y"))
@@ -114,25 +117,25 @@ func TestSecretRotationRollsOnce(t *testing.T) {
 	quiet("an unused key added")
 
 	// Rotation: one new hash, one new Deployment generation, and no more.
-	cert2, key2 := testKeyPair(t, "rotate")
+	cert2, key2 := fixture.KeyPair(t, "rotate")
 	start := time.Now()
 	putSecret(g, "rotate-tls", corev1.SecretTypeTLS, map[string][]byte{"tls.crt": cert2, "tls.key": key2, "ca.crt": cert})
 	var h2 string
 	g.Eventually(func(g Gomega) {
-		h2 = deploymentOf(g, name).Spec.Template.Annotations[SecretHashAnnotation]
+		h2 = deploymentOf(g, name).Spec.Template.Annotations[resources.SecretHashAnnotation]
 		g.Expect(h2).NotTo(Equal(h1))
 	}, timeout, 10*time.Millisecond).Should(Succeed())
 	t.Logf("certificate rotation reached the pod template after %v (bound asked for: under 1s)", time.Since(start).Round(time.Millisecond))
 	quiet("after the rotation")
 	d := deploymentOf(g, name)
 	g.Expect(d.Generation).To(Equal(gen1+1), "exactly one pod template change per rotation")
-	g.Expect(d.Spec.Template.Annotations[SecretHashAnnotation]).To(Equal(h2))
+	g.Expect(d.Spec.Template.Annotations[resources.SecretHashAnnotation]).To(Equal(h2))
 
 	// The password rotated: once more.
 	start = time.Now()
 	putSecret(g, "rotate-users", corev1.SecretTypeOpaque, map[string][]byte{"authfile": []byte("app:new-" + password + "\n")})
 	g.Eventually(func(g Gomega) {
-		g.Expect(deploymentOf(g, name).Spec.Template.Annotations[SecretHashAnnotation]).NotTo(Equal(h2))
+		g.Expect(deploymentOf(g, name).Spec.Template.Annotations[resources.SecretHashAnnotation]).NotTo(Equal(h2))
 	}, timeout, 10*time.Millisecond).Should(Succeed())
 	t.Logf("password rotation reached the pod template after %v", time.Since(start).Round(time.Millisecond))
 	quiet("after the password rotation")
@@ -141,14 +144,14 @@ func TestSecretRotationRollsOnce(t *testing.T) {
 	// Drift of the owned parts is corrected.
 	g.Eventually(func() error {
 		d := deploymentOf(g, name)
-		d.Spec.Template.Annotations[SecretHashAnnotation] = "edited"
+		d.Spec.Template.Annotations[resources.SecretHashAnnotation] = "edited"
 		d.Spec.Template.Spec.Volumes = d.Spec.Template.Spec.Volumes[:1]
 		d.Spec.Template.Spec.Containers[0].VolumeMounts = d.Spec.Template.Spec.Containers[0].VolumeMounts[:1]
 		return k8sClient.Update(testCtx, d)
 	}, timeout, interval).Should(Succeed())
 	g.Eventually(func(g Gomega) {
 		d := deploymentOf(g, name)
-		g.Expect(d.Spec.Template.Annotations[SecretHashAnnotation]).To(HaveLen(64))
+		g.Expect(d.Spec.Template.Annotations[resources.SecretHashAnnotation]).To(HaveLen(64))
 		g.Expect(d.Spec.Template.Spec.Volumes).To(HaveLen(2))
 	}, timeout, interval).Should(Succeed())
 
@@ -157,7 +160,7 @@ func TestSecretRotationRollsOnce(t *testing.T) {
 	g.Expect(k8sClient.Patch(testCtx, getMemcached(g, secretsNS, name), patch)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		d := deploymentOf(g, name)
-		g.Expect(d.Spec.Template.Annotations).NotTo(HaveKey(SecretHashAnnotation))
+		g.Expect(d.Spec.Template.Annotations).NotTo(HaveKey(resources.SecretHashAnnotation))
 		g.Expect(d.Spec.Template.Spec.Volumes).To(BeEmpty())
 		g.Expect(d.Spec.Template.Spec.Containers[0].Args).NotTo(ContainElement("-Z"))
 	}, timeout, interval).Should(Succeed())
@@ -198,7 +201,7 @@ func TestMissingSecretIsDegraded(t *testing.T) {
 	}, time.Second, 200*time.Millisecond).Should(BeTrue(), "nothing is created without the Secret")
 
 	// The Secret appears: the watch brings the instance back (no resync: the suite's manager has none).
-	cert, pkey := testKeyPair(t, "late")
+	cert, pkey := fixture.KeyPair(t, "late")
 	start := time.Now()
 	// Opaque: any type with the keys serves (the API server refuses a kubernetes.io/tls Secret
 	// without tls.key, so the key removal below needs another type).

@@ -23,10 +23,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+
+	"github.com/example/memcached-operator/controllers/resources"
 )
 
 // SecretsIndex is the field index of Memcacheds by the names of the Secrets they reference
-// (referencedSecrets), through which a Secret's watch event finds its Memcacheds.
+// (resources.ReferencedSecrets), through which a Secret's watch event finds its Memcacheds.
 const SecretsIndex = "spec.secretNames"
 
 // indexSecrets is the SecretsIndex function: the names of the Secrets a Memcached references.
@@ -35,7 +37,7 @@ func indexSecrets(obj client.Object) []string {
 	if !ok {
 		return nil
 	}
-	return referencedSecrets(mc)
+	return resources.ReferencedSecrets(mc)
 }
 
 // secretToMemcacheds returns a map function from a Secret (its metadata) to the Memcacheds of its

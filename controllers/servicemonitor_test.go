@@ -35,6 +35,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+
+	"github.com/example/memcached-operator/controllers/resources"
 )
 
 // ServiceMonitors only when their CRD exists, and from the moment it appears: the suite's manager
@@ -116,7 +118,7 @@ func TestServiceMonitorFollowsItsCRD(t *testing.T) {
 		"the ServiceMonitor appears once its CRD is installed, without a restart")
 	g.Expect(metav1.IsControlledBy(sm, getMemcached(g, ns, name))).To(BeTrue(), "owned by the Memcached")
 	g.Expect(sm.Spec.Endpoints).To(Equal([]monitoringv1.Endpoint{{Port: "metrics", Path: "/metrics"}}))
-	g.Expect(sm.Spec.Selector.MatchLabels).To(Equal(map[string]string{LabelName: AppName, LabelInstance: name}))
+	g.Expect(sm.Spec.Selector.MatchLabels).To(Equal(map[string]string{resources.LabelName: resources.AppName, resources.LabelInstance: name}))
 
 	// Drift: a changed endpoint is restored, a deleted ServiceMonitor recreated.
 	g.Expect(k8sClient.Patch(testCtx, sm, client.RawPatch(types.MergePatchType,
@@ -146,16 +148,16 @@ func TestServiceMonitorFollowsItsCRD(t *testing.T) {
 		"the PrometheusRule appears once its CRD is installed, without a restart")
 	g.Expect(metav1.IsControlledBy(pr, getMemcached(g, ns, name))).To(BeTrue(), "owned by the Memcached")
 	g.Expect(pr.Spec.Groups).To(HaveLen(1))
-	g.Expect(pr.Spec.Groups[0].Rules).To(HaveLen(len(instanceAlerts)))
+	g.Expect(pr.Spec.Groups[0].Rules).To(HaveLen(len(resources.DesiredPrometheusRule(getMemcached(g, ns, name)).Spec.Groups[0].Rules)))
 	for _, r := range pr.Spec.Groups[0].Rules {
 		g.Expect(r.Expr.String()).To(ContainSubstring(`namespace="`+ns+`", service="`+name+`"`), r.Alert)
-		g.Expect(r.Annotations["runbook_url"]).To(HavePrefix(RunbookBaseURL+"#"), r.Alert)
+		g.Expect(r.Annotations["runbook_url"]).To(HavePrefix(resources.RunbookBaseURL+"#"), r.Alert)
 	}
 	g.Expect(k8sClient.Patch(testCtx, pr, client.RawPatch(types.MergePatchType,
 		[]byte(`{"spec":{"groups":[{"name":"memcached.rules","rules":[{"alert":"Mine","expr":"vector(1)"}]}]}}`)))).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(k8sClient.Get(testCtx, key(ns, name), pr)).To(Succeed())
-		g.Expect(pr.Spec.Groups).To(Equal(desiredPrometheusRule(getMemcached(g, ns, name)).Spec.Groups))
+		g.Expect(pr.Spec.Groups).To(Equal(resources.DesiredPrometheusRule(getMemcached(g, ns, name)).Spec.Groups))
 	}, timeout, interval).Should(Succeed(), "the edited rule is restored")
 
 	// Steady state: no writes.

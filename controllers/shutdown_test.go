@@ -31,6 +31,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+
+	"github.com/example/memcached-operator/controllers/resources"
 )
 
 // A reconcile cut short by the manager stopping is not an error; the same failure while the
@@ -59,7 +61,7 @@ func TestReconcileInterruptedByShutdownIsNotAnError(t *testing.T) {
 					return errors.New("connection reset by peer")
 				},
 			}).Build()
-			r := &MemcachedReconciler{Client: c, APIReader: c, Scheme: scheme, Options: Options{DefaultImage: testImage}}
+			r := &MemcachedReconciler{Client: c, APIReader: c, Scheme: scheme, Options: resources.Options{DefaultImage: testImage}}
 			ctx, cancel := context.WithCancel(context.Background())
 			if tc.stopping {
 				cancel()

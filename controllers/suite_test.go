@@ -48,6 +48,9 @@ import (
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 	"github.com/example/memcached-operator/internal/watchnamespace"
+
+	"github.com/example/memcached-operator/controllers/cache"
+	"github.com/example/memcached-operator/controllers/resources"
 )
 
 // The envtest suite runs the reconciler in a real Manager against a real kube-apiserver and etcd
@@ -120,7 +123,7 @@ func runSuite(m *testing.M) int {
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:  scheme,
 		Metrics: metricsserver.Options{BindAddress: "0"},
-		Cache:   CacheOptions(namespaces),
+		Cache:   cache.ManagerOptions(namespaces),
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "failed to create manager: %v\n", err)
@@ -131,7 +134,7 @@ func runSuite(m *testing.M) int {
 		APIReader: mgr.GetAPIReader(),
 		Scheme:    mgr.GetScheme(),
 		Recorder:  mgr.GetEventRecorder("memcached-operator"),
-		Options:   Options{DefaultImage: testImage, DefaultExporterImage: testExporterImage},
+		Options:   resources.Options{DefaultImage: testImage, DefaultExporterImage: testExporterImage},
 		// The ServiceMonitor CRD is installed mid-suite (TestServiceMonitorFollowsItsCRD).
 		ServiceMonitorPollInterval: 200 * time.Millisecond,
 		// As the manager runs by default (main.go): instances are reconciled concurrently.
@@ -152,7 +155,7 @@ func runSuite(m *testing.M) int {
 	testCtx = ctx
 	// Register the controller's informers before the manager starts, so WaitForCacheSync covers
 	// them all and a short test run does not stop the manager while they are still syncing.
-	for _, obj := range []client.Object{&cachev1alpha1.Memcached{}, &appsv1.Deployment{}, &corev1.Service{}, &policyv1.PodDisruptionBudget{}, &networkingv1.NetworkPolicy{}, secretMetadata()} {
+	for _, obj := range []client.Object{&cachev1alpha1.Memcached{}, &appsv1.Deployment{}, &corev1.Service{}, &policyv1.PodDisruptionBudget{}, &networkingv1.NetworkPolicy{}, cache.SecretMetadata()} {
 		if _, err := mgr.GetCache().GetInformer(ctx, obj); err != nil {
 			fmt.Fprintf(os.Stderr, "failed to get informer for %T: %v\n", obj, err)
 			cancel()

@@ -16,7 +16,9 @@ limitations under the License.
 
 package controllers
 
-import "k8s.io/client-go/discovery"
+import (
+	"k8s.io/client-go/discovery"
+)
 
 // securityGroupVersion and sccKind are OpenShift's SecurityContextConstraints API, whose admission
 // assigns pods their UIDs.
@@ -26,11 +28,11 @@ const (
 )
 
 // ResolveUIDPolicy returns whether the platform assigns the memcached pods' UIDs
-// (Options.PlatformAssignsUIDs) under policy: UIDsPlatform yes, UIDsFixed no, UIDsAuto when API
-// discovery lists SecurityContextConstraints in security.openshift.io/v1 (OpenShift; one GET at
-// start, which every authenticated client may make). Why not a setting alone: on OpenShift a
-// pinned UID outside the namespace's range is refused, and the operator would fail on the
-// platform it is published for unless each installer knew to set it.
+// (resources.Options.PlatformAssignsUIDs) under policy: UIDsPlatform yes, UIDsFixed no, UIDsAuto
+// when API discovery lists SecurityContextConstraints in security.openshift.io/v1 (OpenShift; one
+// GET at start, which every authenticated client may make). Why not a setting alone: on OpenShift a
+// pinned UID outside the namespace's range is refused, and the operator would fail on the platform
+// it is published for unless each installer knew to set it.
 func ResolveUIDPolicy(dc discovery.DiscoveryInterface, policy UIDPolicy) (bool, error) {
 	switch policy {
 	case UIDsPlatform:
@@ -40,3 +42,16 @@ func ResolveUIDPolicy(dc discovery.DiscoveryInterface, policy UIDPolicy) (bool, 
 	}
 	return kindServed(dc, securityGroupVersion, sccKind)
 }
+
+// UIDPolicy is the operator setting POD_UIDS: who picks the memcached pods' UID.
+type UIDPolicy string
+
+const (
+	// UIDsAuto (the default): the platform, when the API server serves
+	// security.openshift.io/v1 SecurityContextConstraints (OpenShift), else UIDsFixed.
+	UIDsAuto UIDPolicy = "auto"
+	// UIDsFixed: the pods run as uid and gid 11211 (the memcache account of the official images).
+	UIDsFixed UIDPolicy = "fixed"
+	// UIDsPlatform: the pods set no UID, group or fsGroup; the platform assigns them.
+	UIDsPlatform UIDPolicy = "platform"
+)

@@ -38,6 +38,8 @@ import (
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 	"github.com/example/memcached-operator/controllers/upgradeable"
+
+	"github.com/example/memcached-operator/controllers/cache"
 )
 
 // recordedCondition is an OperatorCondition that records every status written to it.
@@ -78,7 +80,7 @@ func TestUpgradeableAfterRestartMidRollout(t *testing.T) {
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:     k8sClient.Scheme(),
 		Metrics:    metricsserver.Options{BindAddress: "0"},
-		Cache:      CacheOptions([]string{ns}),
+		Cache:      cache.ManagerOptions([]string{ns}),
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	g.Expect(err).NotTo(HaveOccurred())

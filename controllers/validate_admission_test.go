@@ -392,7 +392,8 @@ func setCRDSchema(g Gomega, schema *apiextensionsv1.JSONSchemaProps, probe map[s
 // wants a multiple of 512Ki) keeps its invalid field through the CRD upgrade. The operator
 // re-checks it: Degraded/InvalidSpec naming the field, a Warning event, the Deployment left as it
 // was; the API server still accepts a scale (validation ratcheting), and fixing the field
-// converges. Upgrade hazard: https://github.com/operator-framework/operator-lifecycle-manager/issues/933
+// converges. Upgrade hazard:
+// https://github.com/operator-framework/operator-lifecycle-manager/issues/933
 func TestStoredInvalidSpecIsDegraded(t *testing.T) {
 	g := NewWithT(t)
 	const ns, name = "t-admission", "legacy"

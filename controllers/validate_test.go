@@ -22,15 +22,17 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/example/memcached-operator/controllers/internal/fixture"
 )
 
 // validateSpec joins the API's rules (each tested in api/v1alpha1) into the one message the
 // InvalidSpec condition carries: every broken field of both kinds named at once, nil when none.
 func TestValidateSpec(t *testing.T) {
-	if err := validateSpec(defaulted("a")); err != nil {
+	if err := validateSpec(fixture.Defaulted("a")); err != nil {
 		t.Fatalf("validateSpec(defaulted) = %v, want nil", err)
 	}
-	mc := defaulted("a")
+	mc := fixture.Defaulted("a")
 	mc.Spec.Image = "Not An Image!"
 	mc.Spec.Resources = &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("32Mi")}}
 	err := validateSpec(mc)

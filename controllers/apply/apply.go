@@ -63,7 +63,7 @@ const (
 // Owned describes how to reconcile one kind the operator owns: Desired is built by a pure builder,
 // NeedsUpdate compares only the fields the operator owns (never server defaults), and Update copies
 // those fields from Desired into the live object. FromCache, when set, completes an object read
-// from the cache before it is compared (the Deployment's restoreDeployment: the cache holds its
+// from the cache before it is compared (the Deployment's cache.RestoreDeployment: the cache holds its
 // labels and spec encoded).
 type Owned[T client.Object] struct {
 	// Kind names the kind in errors ("Deployment").

@@ -58,7 +58,7 @@ type PodStatus struct {
 	Conditions []PodCondition `json:"conditions,omitempty"`
 	// ContainerStatuses are the containers' statuses: name, readiness, restart count, and of the
 	// current and last state only a waiting or terminated one's reason and message (and exit
-	// code). The operator keeps those of the containers that fail (see controllers' trimPod).
+	// code). The operator keeps those of the containers that fail (see controllers/cache's TrimPod).
 	ContainerStatuses []ContainerStatus `json:"containerStatuses,omitempty"`
 }
 

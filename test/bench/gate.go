@@ -20,13 +20,13 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/example/memcached-operator/controllers"
+	"github.com/example/memcached-operator/controllers/resources"
 )
 
 // ownedObjects is how many objects the operator owns for an instance of the benchmark's spec (the
 // floor creates the same list): the unit of the write and event limits below.
 func ownedObjects(b *bench) int {
-	return len(controllers.DesiredObjects(b.memcached(b.instance("gate", 0)), controllers.Options{DefaultImage: "docker.io/library/memcached:1.6.38-alpine"}))
+	return len(resources.DesiredObjects(b.memcached(b.instance("gate", 0)), resources.Options{DefaultImage: "docker.io/library/memcached:1.6.38-alpine"}))
 }
 
 // gateViolations returns every way res breaks the scale properties that do not depend on the

@@ -67,7 +67,7 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
-	"github.com/example/memcached-operator/controllers"
+	"github.com/example/memcached-operator/controllers/resources"
 	"github.com/example/memcached-operator/test/utils"
 )
 
@@ -381,7 +381,7 @@ const podInstanceField = "bench.instance"
 // sample names each Deployment after its Memcached): the controlling ReplicaSet's name minus the
 // "-<pod-template-hash>" the Deployment controller appends to it.
 func podInstance(pod *corev1.Pod) string {
-	if v := pod.Labels[controllers.LabelInstance]; v != "" {
+	if v := pod.Labels[resources.LabelInstance]; v != "" {
 		return v
 	}
 	hash := pod.Labels[appsv1.DefaultDeploymentUniqueLabelKey]
@@ -404,7 +404,7 @@ func (b *bench) startCache(ctx context.Context, kubeconfig string) error {
 		return err
 	}
 	podSel, err := metav1.LabelSelectorAsSelector(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
-		{Key: controllers.LabelName, Operator: metav1.LabelSelectorOpIn, Values: []string{controllers.AppName, sampleAppName}}}})
+		{Key: resources.LabelName, Operator: metav1.LabelSelectorOpIn, Values: []string{resources.AppName, sampleAppName}}}})
 	if err != nil {
 		return err
 	}
@@ -612,7 +612,7 @@ func (b *bench) floor(ctx context.Context) (*floorResult, error) {
 	start := time.Now()
 	err = b.parallel(ctx, b.cfg.n, func(ctx context.Context, i int) error {
 		key := b.instance("floor", i)
-		for _, o := range controllers.DesiredObjects(b.memcached(key), controllers.Options{DefaultImage: "docker.io/library/memcached:1.6.38-alpine"}) {
+		for _, o := range resources.DesiredObjects(b.memcached(key), resources.Options{DefaultImage: "docker.io/library/memcached:1.6.38-alpine"}) {
 			if err := b.c.Create(ctx, o); err != nil {
 				return fmt.Errorf("failed to create %T %s: %w", o, key, err)
 			}
@@ -803,7 +803,7 @@ func (b *bench) latency(ctx context.Context, s *subject, r *subjectResult, prefi
 	for i := 0; i < k; i++ {
 		key := b.instance(prefix, i)
 		pods := &corev1.PodList{}
-		if err := b.cache.List(ctx, pods, client.InNamespace(key.Namespace), client.MatchingLabels{controllers.LabelInstance: key.Name}); err != nil || len(pods.Items) == 0 {
+		if err := b.cache.List(ctx, pods, client.InNamespace(key.Namespace), client.MatchingLabels{resources.LabelInstance: key.Name}); err != nil || len(pods.Items) == 0 {
 			return fmt.Errorf("no pods of %s in the cache: %v", key, err)
 		}
 		victim := pods.Items[0].Name

@@ -32,7 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
-	"github.com/example/memcached-operator/controllers"
+	"github.com/example/memcached-operator/controllers/resources"
 )
 
 // TestSubjectFlags: -subject gives this operator's CRD and ClusterRole, -sample the sample's from
@@ -149,7 +149,7 @@ func TestPodInstance(t *testing.T) {
 		pod  *corev1.Pod
 		want string
 	}{
-		"instance label wins":   {pod(map[string]string{controllers.LabelInstance: "mc-1", hash: "abc"}, rs("other-abc")), "mc-1"},
+		"instance label wins":   {pod(map[string]string{resources.LabelInstance: "mc-1", hash: "abc"}, rs("other-abc")), "mc-1"},
 		"sample pod":            {pod(map[string]string{"app.kubernetes.io/name": sampleAppName, hash: "5d8f7c"}, rs("mc-12-5d8f7c")), "mc-12"},
 		"dashed name":           {pod(map[string]string{hash: "x1"}, rs("my-cache-3-x1")), "my-cache-3"},
 		"no hash label":         {pod(map[string]string{}, rs("mc-1-abc")), ""},

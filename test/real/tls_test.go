@@ -46,7 +46,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
-	"github.com/example/memcached-operator/controllers"
+	"github.com/example/memcached-operator/controllers/resources"
 	"github.com/example/memcached-operator/test/real/memcache"
 	"github.com/example/memcached-operator/test/utils"
 )
@@ -157,7 +157,7 @@ func TestTLSAndAuthentication(t *testing.T) {
 	// old one is refused.
 	dep := &appsv1.Deployment{}
 	g.Expect(suite.k8s.Get(ctx, key, dep)).To(Succeed())
-	gen, hash := dep.Generation, dep.Spec.Template.Annotations[controllers.SecretHashAnnotation]
+	gen, hash := dep.Generation, dep.Spec.Template.Annotations[resources.SecretHashAnnotation]
 	g.Expect(hash).To(HaveLen(64))
 	rotated := randomPassword(t)
 	start = time.Now()
@@ -166,7 +166,7 @@ func TestTLSAndAuthentication(t *testing.T) {
 	g.Expect(suite.k8s.Update(ctx, users)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(suite.k8s.Get(ctx, key, dep)).To(Succeed())
-		g.Expect(dep.Spec.Template.Annotations[controllers.SecretHashAnnotation]).NotTo(Equal(hash))
+		g.Expect(dep.Spec.Template.Annotations[resources.SecretHashAnnotation]).NotTo(Equal(hash))
 	}, 10*time.Second, 50*time.Millisecond).Should(Succeed())
 	t.Logf("password rotation reached the pod template after %s", utils.Ms(time.Since(start)))
 	mc, _ = waitConverged(t, key, 2, 64, 2*podStartTimeout)

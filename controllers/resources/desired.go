@@ -1,0 +1,132 @@
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package resources
+
+import (
+	"context"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/controllers/apply"
+)
+
+// DesiredObject is one entry of DesiredState: an object of one kind that an instance should own,
+// or the absence of one (the spec turns it off). It is built by a pure function; apply, the only
+// part that talks to the API server, is apply.Object of its apply.Owned[T].
+type DesiredObject struct {
+	// Kind names the kind in logs, events and errors ("Deployment").
+	Kind string
+	// Object is the desired object; for an absent one, an empty object of the kind carrying the
+	// name and namespace to delete.
+	Object client.Object
+	// Absent: the spec turns the object off, so the operator deletes its own one
+	// (apply.DeleteIfOwned).
+	Absent bool
+	// OptionalAPI: the kind is served only where its CRD is installed (ServiceMonitor,
+	// PrometheusRule); the entry is applied or deleted only while the cluster serves it
+	// (the reconciler's monitoringKindWatch).
+	OptionalAPI bool
+	// Apply makes the cluster match Object (apply.Object); nil when absent.
+	Apply func(ctx context.Context, c client.Client, reader client.Reader, scheme *runtime.Scheme, mc *cachev1alpha1.Memcached) (client.Object, apply.Result, error)
+}
+
+// want returns the entry of o when enabled, and otherwise the absence of an object of its kind
+// named like o.Desired (o.Live, the empty object, carries the name to delete).
+func want[T client.Object](enabled bool, o apply.Owned[T]) DesiredObject {
+	if !enabled {
+		o.Live.SetName(o.Desired.GetName())
+		o.Live.SetNamespace(o.Desired.GetNamespace())
+		return DesiredObject{Kind: o.Kind, Object: o.Live, Absent: true}
+	}
+	return DesiredObject{Kind: o.Kind, Object: o.Desired,
+		Apply: func(ctx context.Context, c client.Client, reader client.Reader, scheme *runtime.Scheme, mc *cachev1alpha1.Memcached) (client.Object, apply.Result, error) {
+			return apply.Object(ctx, c, reader, scheme, mc, o)
+		}}
+}
+
+// optionalAPI marks d as a kind the cluster may not serve.
+func optionalAPI(d DesiredObject) DesiredObject {
+	d.OptionalAPI = true
+	return d
+}
+
+// DesiredState returns every object mc should own with opts, or the absence of each optional one
+// the spec turns off, in the order they are applied: the Deployment (its pod template carrying
+// secretHash, the hash of the Secret data the pods use; "" for none), the headless Service, the
+// PodDisruptionBudget, the NetworkPolicy, the ServiceMonitor and the PrometheusRule. It is pure;
+// adding a kind the operator owns is adding its entry here (and its watch in SetupWithManager). The
+// objects carry no owner reference; apply sets it when it creates them. cache.RestoreDeployment
+// completes a Deployment read from the manager's cache before it is compared (the cache's
+// RestoreDeployment: the cache holds its labels and spec encoded); nil when the entries are not
+// applied.
+func DesiredState(mc *cachev1alpha1.Memcached, opts Options, secretHash string, restoreDeployment func(*appsv1.Deployment) error) []DesiredObject {
+	dep := DesiredDeployment(mc, opts)
+	SetSecretHash(&dep.Spec.Template, secretHash)
+	return []DesiredObject{
+		want(true, apply.Owned[*appsv1.Deployment]{
+			Kind: "Deployment", Desired: dep, Live: &appsv1.Deployment{},
+			NeedsUpdate: DeploymentNeedsUpdate, Update: UpdateDeployment, FromCache: restoreDeployment,
+		}),
+		want(serviceEnabled(mc), apply.Owned[*corev1.Service]{
+			Kind: "Service", Desired: DesiredService(mc), Live: &corev1.Service{},
+			NeedsUpdate: ServiceNeedsUpdate, Update: UpdateService,
+		}),
+		want(pdbEnabled(mc), apply.Owned[*policyv1.PodDisruptionBudget]{
+			Kind: "PodDisruptionBudget", Desired: DesiredPodDisruptionBudget(mc), Live: &policyv1.PodDisruptionBudget{},
+			NeedsUpdate: PDBNeedsUpdate, Update: UpdatePodDisruptionBudget,
+		}),
+		// Built from the desired pod spec, before apply writes into dep: the policy admits the
+		// ports of the desired pods.
+		want(networkPolicyEnabled(mc), apply.Owned[*networkingv1.NetworkPolicy]{
+			Kind: "NetworkPolicy", Desired: DesiredNetworkPolicy(mc, &dep.Spec.Template.Spec), Live: &networkingv1.NetworkPolicy{},
+			NeedsUpdate: NetworkPolicyNeedsUpdate, Update: UpdateNetworkPolicy,
+		}),
+		optionalAPI(want(MonitoringEnabled(mc), apply.Owned[*monitoringv1.ServiceMonitor]{
+			Kind: monitoringv1.ServiceMonitorsKind, Desired: desiredServiceMonitor(mc), Live: &monitoringv1.ServiceMonitor{},
+			NeedsUpdate: serviceMonitorNeedsUpdate, Update: updateServiceMonitor,
+		})),
+		optionalAPI(want(MonitoringEnabled(mc), apply.Owned[*monitoringv1.PrometheusRule]{
+			Kind: monitoringv1.PrometheusRuleKind, Desired: DesiredPrometheusRule(mc), Live: &monitoringv1.PrometheusRule{},
+			NeedsUpdate: prometheusRuleNeedsUpdate, Update: updatePrometheusRule,
+		})),
+	}
+}
+
+// DesiredObjects returns the objects the operator creates for mc with opts, in the order it
+// creates them: the entries of DesiredState that the spec turns on, of the kinds every cluster
+// serves (the Deployment, then the headless Service, the PodDisruptionBudget and the
+// NetworkPolicy when the spec enables them). They carry no owner reference (the reconciler adds
+// it when it creates them).
+// The scale benchmark's raw-client floor (test/bench) creates exactly these, so the floor does the
+// same work the operator must do.
+func DesiredObjects(mc *cachev1alpha1.Memcached, opts Options) []client.Object {
+	var objs []client.Object
+	for _, d := range DesiredState(mc, opts, "", nil) {
+		if !d.Absent && !d.OptionalAPI {
+			objs = append(objs, d.Object)
+		}
+	}
+	return objs
+}

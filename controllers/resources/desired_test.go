@@ -1,0 +1,86 @@
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package resources
+
+import (
+	"fmt"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/utils/ptr"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+
+	"github.com/example/memcached-operator/controllers/internal/fixture"
+)
+
+// One list drives apply and delete: every kind the operator owns has its entry, present or absent
+// as the spec says, named like the Memcached, in the order of creation.
+func TestDesiredState(t *testing.T) {
+	tests := map[string]struct {
+		mutate func(*cachev1alpha1.Memcached)
+		want   []string // kind, "absent" when the spec turns it off, "optional" for a kind the cluster may not serve
+	}{
+		"defaults": {mutate: func(*cachev1alpha1.Memcached) {}, want: []string{
+			"Deployment", "Service", "PodDisruptionBudget", "NetworkPolicy absent", "ServiceMonitor absent optional", "PrometheusRule absent optional"}},
+		"everything on": {mutate: func(mc *cachev1alpha1.Memcached) {
+			mc.Spec.NetworkPolicy = cachev1alpha1.NetworkPolicySpec{Enabled: true, From: []networkingv1.NetworkPolicyPeer{{}}}
+			mc.Spec.Monitoring.Enabled = ptr.To(true)
+		}, want: []string{"Deployment", "Service", "PodDisruptionBudget", "NetworkPolicy", "ServiceMonitor optional", "PrometheusRule optional"}},
+		"optional ones off": {mutate: func(mc *cachev1alpha1.Memcached) {
+			mc.Spec.Service.Enabled = ptr.To(false)
+			mc.Spec.PodDisruptionBudget.Enabled = ptr.To(false)
+		}, want: []string{"Deployment", "Service absent", "PodDisruptionBudget absent", "NetworkPolicy absent", "ServiceMonitor absent optional", "PrometheusRule absent optional"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			mc := fixture.Defaulted("c", tc.mutate)
+			var got []string
+			for _, d := range DesiredState(mc, Options{DefaultImage: testImage}, "h", nil) {
+				s := d.Kind
+				if d.Absent {
+					s += " absent"
+					if d.Apply != nil {
+						t.Errorf("%s: absent with an apply", d.Kind)
+					}
+				} else if d.Apply == nil {
+					t.Errorf("%s: present without an apply", d.Kind)
+				}
+				if d.OptionalAPI {
+					s += " optional"
+				}
+				got = append(got, s)
+				if d.Object.GetName() != "c" || d.Object.GetNamespace() != "ns" {
+					t.Errorf("%s named %s/%s, want ns/c", d.Kind, d.Object.GetNamespace(), d.Object.GetName())
+				}
+				if k := fmt.Sprintf("%T", d.Object); k != "*v1."+d.Kind {
+					t.Errorf("%s entry holds a %s", d.Kind, k)
+				}
+			}
+			fixture.Expect(t, "entries", got, tc.want)
+		})
+	}
+}
+
+// The Deployment's pod template carries the hash of the Secret data the pods use; none without one.
+func TestDesiredStateSecretHash(t *testing.T) {
+	for hash, want := range map[string]map[string]string{"": nil, "h": {SecretHashAnnotation: "h"}} {
+		dep := DesiredState(fixture.Defaulted("c"), Options{}, hash, nil)[0].Object.(*appsv1.Deployment)
+		fixture.Expect(t, fmt.Sprintf("annotations with hash %q", hash), dep.Spec.Template.Annotations, want)
+	}
+}

@@ -1,0 +1,148 @@
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package resources
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/utils/ptr"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+
+	"github.com/example/memcached-operator/controllers/internal/fixture"
+)
+
+// TestArgsAcceptedByRealMemcached starts Debian's memcached (when installed: `apt-get install
+// memcached`; .ci/run installs it) with the args the builder produces, on a loopback port, and checks
+// through `stats settings` that memcached applied them. It proves the flags and values we generate
+// are ones memcached accepts, e.g. -I in bytes and its bounds against -m.
+func TestArgsAcceptedByRealMemcached(t *testing.T) {
+	bin, err := exec.LookPath("memcached")
+	if err != nil {
+		t.Skip("memcached binary not found: install Debian's memcached package to run this test")
+	}
+	tests := map[string]struct {
+		mc   *cachev1alpha1.Memcached
+		want map[string]string // stats settings key -> value
+	}{
+		"defaults": {
+			mc:   fixture.Defaulted("a"),
+			want: map[string]string{"maxbytes": "67108864", "maxconns": "1024", "num_threads": "4", "udpport": "0"},
+		},
+		"smallest item size": {
+			mc:   fixture.Defaulted("a", func(mc *cachev1alpha1.Memcached) { mc.Spec.Memcached.MaxItemSize = ptr.To(resource.MustParse("512Ki")) }),
+			want: map[string]string{"item_size_max": "524288"},
+		},
+		"item size 1.5Mi": {
+			mc:   fixture.Defaulted("a", func(mc *cachev1alpha1.Memcached) { mc.Spec.Memcached.MaxItemSize = ptr.To(resource.MustParse("1.5Mi")) }),
+			want: map[string]string{"item_size_max": "1572864"},
+		},
+		"every allowed extra option": {
+			mc: fixture.Defaulted("a", func(mc *cachev1alpha1.Memcached) {
+				mc.Spec.Memcached.ExtraArgs = []string{"-M", "-R", "40", "-B", "ascii", "-f", "1.5", "-n", "64", "-C", "-D", ":", "-b", "2048", "-F", "-X", "-o", "modern"}
+			}),
+			want: map[string]string{"evictions": "off", "reqs_per_event": "40", "binding_protocol": "ascii", "growth_factor": "1.50", "chunk_size": "64", "cas_enabled": "no", "tcp_backlog": "2048", "flush_enabled": "no"},
+		},
+		"fully tuned": {
+			mc:   fixture.Defaulted("a", fixture.Tuned),
+			want: map[string]string{"maxbytes": "536870912", "maxconns": "4096", "num_threads": "8", "item_size_max": "4194304", "evictions": "on"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			port := freePort(t)
+			args := MemcachedArgs(tc.mc)
+			for i := range args {
+				if args[i] == "-p" {
+					args[i+1] = strconv.Itoa(port) // the builder's port is 11211; use a free one here
+				}
+			}
+			args = append(args, "-l", "127.0.0.1")
+			if os.Geteuid() == 0 {
+				args = append(args, "-u", "nobody") // memcached refuses to run as root without -u
+			}
+			cmd := exec.Command(bin, args...)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatalf("start memcached %q: %v", args, err)
+			}
+			defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+
+			settings, err := statsSettings(fmt.Sprintf("127.0.0.1:%d", port), 5*time.Second)
+			if err != nil {
+				t.Fatalf("memcached %q did not serve: %v; stderr: %s", args, err, stderr.String())
+			}
+			for k, v := range tc.want {
+				if settings[k] != v {
+					t.Errorf("stats settings %s = %q, want %q", k, settings[k], v)
+				}
+			}
+		})
+	}
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen: %v", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// statsSettings dials addr until it answers (or the deadline passes) and returns `stats settings`.
+func statsSettings(addr string, wait time.Duration) (map[string]string, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		conn, err := net.DialTimeout("tcp", addr, time.Second)
+		if err != nil {
+			if time.Now().After(deadline) {
+				return nil, err
+			}
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
+		defer conn.Close()
+		_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+		if _, err := conn.Write([]byte("stats settings\r\n")); err != nil {
+			return nil, err
+		}
+		out := map[string]string{}
+		sc := bufio.NewScanner(conn)
+		for sc.Scan() {
+			line := strings.TrimSpace(sc.Text())
+			if line == "END" {
+				return out, nil
+			}
+			if f := strings.Fields(line); len(f) == 3 && f[0] == "STAT" {
+				out[f[1]] = f[2]
+			}
+		}
+		return nil, fmt.Errorf("no END in stats settings: %v", sc.Err())
+	}
+}

@@ -1,0 +1,163 @@
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package resources
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+)
+
+// The data of the Secrets that spec.tls and spec.auth name: read uncached when a reconcile needs
+// it (secretsHash), checked as memcached would load it, and hashed into the pod template
+// (deployment_secrets.go puts the files into the pods).
+
+// memcached's limits on its auth file (authfile.c MAX_ENTRIES and MAX_ENTRY_LEN, memcached 1.6):
+// it reads at most maxAuthEntries lines (the rest silently ignored) with fgets into 256 bytes (a
+// longer line is split in two).
+const (
+	maxAuthEntries = 8
+	maxAuthLine    = 254
+)
+
+// SecretError is a Secret that spec.tls or spec.auth names and the pods cannot use: it is missing
+// (Reason SecretNotFound) or lacks a key or holds data memcached would refuse (InvalidSecret).
+// Message names the Secret and the key, never the data.
+type SecretError struct {
+	// Reason is cachev1alpha1.ReasonSecretNotFound or cachev1alpha1.ReasonInvalidSecret.
+	Reason string
+	// Message says which Secret (and key) and why.
+	Message string
+}
+
+// Error implements error.
+func (e *SecretError) Error() string { return e.Message }
+
+// SecretDataHash returns the SHA-256 (hex) of the data of the keys mc's pods use, read from
+// secrets (every Secret they name, by name), after checking it (checkSecretData: a *SecretError
+// when a key is absent or unusable).
+func SecretDataHash(mc *cachev1alpha1.Memcached, secrets map[string]*corev1.Secret) (string, error) {
+	if err := checkSecretData(mc, secrets); err != nil {
+		return "", err
+	}
+	return hashSecretData(secretFiles(mc), secrets), nil
+}
+
+// UsedFor names the fields that reference Secret name.
+func UsedFor(mc *cachev1alpha1.Memcached, name string) string {
+	var fields []string
+	if t := mc.Spec.TLS; t != nil {
+		if t.SecretName == name {
+			fields = append(fields, "spec.tls.secretName")
+		}
+		if t.ClientCA != nil {
+			if n, _ := caSecret(mc); n == name {
+				fields = append(fields, "spec.tls.clientCA")
+			}
+		}
+	}
+	if a := mc.Spec.Auth; a != nil && a.SecretName == name {
+		fields = append(fields, "spec.auth.secretName")
+	}
+	return "referenced by " + strings.Join(fields, ", ")
+}
+
+// hashSecretData returns the hex SHA-256 of the data of files read from secrets: for each file in
+// order, its path in the container and its data, each length-prefixed, so no two different
+// inputs hash alike. Keys the pods do not use do not count.
+func hashSecretData(files []secretFile, secrets map[string]*corev1.Secret) string {
+	h := sha256.New()
+	field := func(b []byte) {
+		_ = binary.Write(h, binary.BigEndian, uint64(len(b)))
+		h.Write(b)
+	}
+	for _, f := range files {
+		field([]byte(f.path()))
+		field(secrets[f.secret].Data[f.key])
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// checkSecretData returns a *SecretError (InvalidSecret) for the first key mc's pods use that is
+// absent or empty in secrets, or that memcached would refuse: a certificate and key that do not
+// form a key pair (crypto/tls.X509KeyPair), a CA bundle without a PEM certificate, an auth file
+// that breaks authFileErrors. memcached exits when it cannot load them, so catching them here
+// keeps a rollout from starting that could not finish.
+func checkSecretData(mc *cachev1alpha1.Memcached, secrets map[string]*corev1.Secret) error {
+	invalid := func(f secretFile, why string) error {
+		return &SecretError{Reason: cachev1alpha1.ReasonInvalidSecret,
+			Message: fmt.Sprintf("Secret %s: key %s %s (%s)", f.secret, f.key, why, UsedFor(mc, f.secret))}
+	}
+	files := secretFiles(mc)
+	for _, f := range files {
+		if len(secrets[f.secret].Data[f.key]) == 0 {
+			return invalid(f, "is missing or empty")
+		}
+	}
+	for _, f := range files {
+		data := secrets[f.secret].Data[f.key]
+		switch f.file {
+		case tlsCertFile:
+			if _, err := tls.X509KeyPair(data, secrets[f.secret].Data[corev1.TLSPrivateKeyKey]); err != nil {
+				return invalid(f, "and "+corev1.TLSPrivateKeyKey+" are not a PEM certificate chain and its private key: "+err.Error())
+			}
+		case caFile:
+			if !x509.NewCertPool().AppendCertsFromPEM(data) {
+				return invalid(f, "holds no PEM certificate")
+			}
+		case authFile:
+			if why := authFileErrors(data); why != "" {
+				return invalid(f, why)
+			}
+		}
+	}
+	return nil
+}
+
+// authFileErrors says why data is not an auth file memcached reads as written ("" when it is):
+// 1 to maxAuthEntries lines "user:password" ending in \n or \r\n, at most maxAuthLine bytes each,
+// user and password non-empty and without spaces (clients send "user password"), the user without
+// a colon. memcached itself refuses a line without a colon and silently ignores or splits what
+// exceeds its limits. The message never quotes the data.
+func authFileErrors(data []byte) string {
+	lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+	if len(lines) > maxAuthEntries {
+		return fmt.Sprintf("has %d lines; memcached reads at most %d", len(lines), maxAuthEntries)
+	}
+	for i, l := range lines {
+		l = bytes.TrimSuffix(l, []byte("\r"))
+		user, pass, ok := bytes.Cut(l, []byte(":"))
+		switch {
+		case len(l) > maxAuthLine:
+			return fmt.Sprintf("line %d is longer than %d bytes", i+1, maxAuthLine)
+		case !ok || len(user) == 0 || len(pass) == 0:
+			return fmt.Sprintf("line %d is not user:password", i+1)
+		case bytes.ContainsAny(l, " \t\r\x00"):
+			return fmt.Sprintf("line %d has a space, tab, carriage return or NUL", i+1)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,203 @@
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package status
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/internal/podview"
+
+	"github.com/example/memcached-operator/controllers/resources"
+)
+
+// degradedCondition computes Degraded: True when the operator cannot converge the instance, with
+// the first of these reasons that applies:
+//
+//   - ResourceConflict: a foreign object holds a name the instance needs (the message names it);
+//   - InvalidSpec, SecretNotFound or InvalidSecret: the spec or a Secret it names is unusable;
+//   - ReconcileError: an API call failed (the message says which);
+//   - ReplicaFailure: the Deployment cannot create pods (quota, admission);
+//   - ContainerFailing: a container of a pod cannot start or keeps failing (containerFailure);
+//   - ProgressDeadlineExceeded: the Deployment's rollout is stuck;
+//
+// otherwise False with AsExpected.
+func degradedCondition(mc *cachev1alpha1.Memcached, obs Observed) conditionState {
+	dep := obs.Deployment
+	switch {
+	case len(obs.Conflicts) > 0:
+		return conditionState{metav1.ConditionTrue, cachev1alpha1.ReasonResourceConflict, conflictMessage(obs)}
+	case obs.Invalid != nil:
+		return conditionState{metav1.ConditionTrue, invalidReason(obs.Invalid), obs.Invalid.Error()}
+	case obs.Err != nil:
+		return conditionState{metav1.ConditionTrue, cachev1alpha1.ReasonReconcileError, obs.Err.Error()}
+	}
+	if dep == nil {
+		return conditionState{metav1.ConditionFalse, cachev1alpha1.ReasonAsExpected, "the instance converges"}
+	}
+	if c := deploymentCondition(dep, appsv1.DeploymentReplicaFailure, corev1.ConditionTrue); c != nil {
+		return conditionState{metav1.ConditionTrue, cachev1alpha1.ReasonReplicaFailure, c.Message}
+	}
+	if msg := containerFailure(mc, obs.Pods); msg != "" {
+		return conditionState{metav1.ConditionTrue, cachev1alpha1.ReasonContainerFailing, msg}
+	}
+	if c := deploymentCondition(dep, appsv1.DeploymentProgressing, corev1.ConditionFalse); c != nil {
+		return conditionState{metav1.ConditionTrue, cachev1alpha1.ReasonProgressDeadline, c.Message}
+	}
+	return conditionState{metav1.ConditionFalse, cachev1alpha1.ReasonAsExpected, "the instance converges"}
+}
+
+// deploymentCondition returns dep's condition of type t when it has status s, else nil.
+func deploymentCondition(dep *appsv1.Deployment, t appsv1.DeploymentConditionType, s corev1.ConditionStatus) *appsv1.DeploymentCondition {
+	for i := range dep.Status.Conditions {
+		if c := &dep.Status.Conditions[i]; c.Type == t && c.Status == s {
+			return c
+		}
+	}
+	return nil
+}
+
+// startingReasons are the waiting reasons of a container on its way to running.
+var startingReasons = []string{"ContainerCreating", "PodInitializing"}
+
+// pullReasons are the waiting reasons of a container whose image cannot be pulled; the kubelet
+// alternates between the first two while it backs off.
+var pullReasons = []string{"ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull"}
+
+// backOffReasons are the waiting reasons whose message changes at every retry (it names the
+// back-off delay), so the Degraded message leaves it out: a message that changes is a status write.
+var backOffReasons = append([]string{"CrashLoopBackOff"}, pullReasons...)
+
+// Failing reports whether c, a container's status, says the container cannot start or keeps
+// failing: it is not ready and waits for a reason other than starting (CrashLoopBackOff, an image
+// pull, CreateContainerConfigError, RunContainerError...), or it has terminated with a non-zero
+// exit code. A container that is starting, or runs and is not ready yet, is not failing.
+func Failing(c *podview.ContainerStatus) bool {
+	if c.Ready {
+		return false
+	}
+	if w := c.State.Waiting; w != nil && w.Reason != "" && !slices.Contains(startingReasons, w.Reason) {
+		return true
+	}
+	return c.State.Terminated != nil && c.State.Terminated.ExitCode != 0
+}
+
+// containerFailure returns why a container of mc's pods cannot run, or "" when none fails: the
+// first failing container (Failing) of the first pod by name that is not being deleted, as
+//
+//	pod <pod>: container <container> <waiting reason>[: <message>]; last exit code <n> (<reason>)[: <termination message>][; <hint>][ (<k> more pods failing)]
+//
+// The message is the same for every retry of the same failure (no restart count, no back-off
+// delay), so a crash loop writes the status once.
+func containerFailure(mc *cachev1alpha1.Memcached, pods []podview.Pod) string {
+	// One pass, no allocation: it runs in every reconcile, and almost always finds nothing.
+	var first *podview.Pod
+	var firstStatus *podview.ContainerStatus
+	failingPods := 0
+	for i := range pods {
+		p := &pods[i]
+		if p.DeletionTimestamp != nil {
+			continue
+		}
+		for j := range p.Status.ContainerStatuses {
+			if c := &p.Status.ContainerStatuses[j]; Failing(c) {
+				failingPods++
+				if first == nil || p.Name < first.Name {
+					first, firstStatus = p, c
+				}
+				break
+			}
+		}
+	}
+	if first == nil {
+		return ""
+	}
+	msg := "pod " + first.Name + ": " + describeFailure(mc, firstStatus)
+	if failingPods > 1 {
+		msg += fmt.Sprintf(" (%d more pods failing)", failingPods-1)
+	}
+	return msg
+}
+
+// describeFailure says how container status c fails, with the spec field of mc that the failure
+// points to when there is one (failureHint).
+func describeFailure(mc *cachev1alpha1.Memcached, c *podview.ContainerStatus) string {
+	var b strings.Builder
+	b.WriteString("container " + c.Name)
+	term := c.State.Terminated
+	if w := c.State.Waiting; w != nil {
+		b.WriteString(" " + w.Reason)
+		if w.Message != "" && !slices.Contains(backOffReasons, w.Reason) {
+			b.WriteString(": " + w.Message)
+		}
+		term = c.LastTerminationState.Terminated
+	}
+	if term != nil {
+		fmt.Fprintf(&b, "; last exit code %d", term.ExitCode)
+		if term.Reason != "" {
+			b.WriteString(" (" + term.Reason + ")")
+		}
+		if m := strings.TrimSpace(term.Message); m != "" {
+			b.WriteString(": " + m)
+		}
+	}
+	if hint := failureHint(mc, c, term); hint != "" {
+		b.WriteString("; " + hint)
+	}
+	return b.String()
+}
+
+// failureHint names the spec field behind a failure the operator recognises, or "":
+//   - an image that cannot be pulled: spec.image (memcached) or spec.monitoring.image (the exporter);
+//   - memcached killed for memory (OOMKilled): spec.resources.limits.memory against maxMemoryMB;
+//   - memcached's exit code 71 (EX_OSERR): it could not raise its open-file limit to -c, i.e.
+//     spec.memcached.maxConnections (memcached.c: "failed to set rlimit for open files"), or
+//     could not listen;
+//   - memcached's exit code 64 (EX_USAGE) or 1 (an illegal argument): a flag it refuses, i.e.
+//     spec.memcached.extraArgs (the other flags are built from validated fields).
+func failureHint(mc *cachev1alpha1.Memcached, c *podview.ContainerStatus, term *podview.ContainerStateTerminated) string {
+	if w := c.State.Waiting; w != nil && slices.Contains(pullReasons, w.Reason) {
+		switch c.Name {
+		case resources.ContainerName:
+			img := mc.Spec.Image
+			if img == "" {
+				img = "the operator's default"
+			}
+			return fmt.Sprintf("check spec.image (%s)", img)
+		case resources.ExporterContainerName:
+			return "check spec.monitoring.image"
+		}
+	}
+	if c.Name != resources.ContainerName || term == nil {
+		return ""
+	}
+	switch {
+	case term.Reason == "OOMKilled":
+		return fmt.Sprintf("spec.resources.limits.memory is too small for spec.memcached.maxMemoryMB (%d MiB) and memcached's overhead", mc.Spec.Memcached.MaxMemoryMB)
+	case term.ExitCode == 71:
+		return fmt.Sprintf("memcached could not raise its open-file limit to spec.memcached.maxConnections (%d) or could not listen: lower maxConnections below the node's limit", mc.Spec.Memcached.MaxConnections)
+	case term.ExitCode == 64 || term.ExitCode == 1:
+		return "memcached refused its command line: check spec.memcached.extraArgs"
+	}
+	return ""
+}

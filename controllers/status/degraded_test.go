@@ -1,0 +1,128 @@
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/package status
+
+import (
+	"errors"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/internal/podview"
+
+	"github.com/example/memcached-operator/controllers/internal/fixture"
+	"github.com/example/memcached-operator/controllers/resources"
+)
+
+// crashing is pod name whose memcached container crash-loops, its last run ended with exit code
+// and termination message msg.
+func crashing(name string, code int32, msg string) podview.Pod {
+	return podWith(name, podview.ContainerStatus{Name: resources.ContainerName, RestartCount: 3,
+		State:                podview.ContainerState{Waiting: &podview.ContainerStateWaiting{Reason: "CrashLoopBackOff", Message: "back-off 40s restarting failed container=memcached"}},
+		LastTerminationState: podview.ContainerState{Terminated: &podview.ContainerStateTerminated{ExitCode: code, Reason: "Error", Message: msg}},
+	})
+}
+
+// podWith is a running, not ready pod name with container statuses cs.
+func podWith(name string, cs ...podview.ContainerStatus) podview.Pod {
+	return podview.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: podview.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: cs}}
+}
+
+// What containerFailure says for each kind of failure the kubelet reports, with the spec field
+// it points to: messages without the back-off delay or restart count (the same failure retried is
+// the same message, so no status write per retry), the first pod by name, the others counted;
+// starting, running, ready or deleted pods are no failure. Waiting reasons and memcached's exit
+// codes: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#container-state-waiting
+// and memcached.c (EX_USAGE for a refused flag, EX_OSERR when setrlimit(RLIMIT_NOFILE) fails).
+func TestContainerFailure(t *testing.T) {
+	waiting := func(name, reason, msg string) podview.ContainerStatus {
+		return podview.ContainerStatus{Name: name, State: podview.ContainerState{Waiting: &podview.ContainerStateWaiting{Reason: reason, Message: msg}}}
+	}
+	deleted := crashing("c-0", 64, "")
+	deleted.DeletionTimestamp = &metav1.Time{}
+	oom := crashing("c-1", 137, "")
+	oom.Status.ContainerStatuses[0].LastTerminationState.Terminated.Reason = "OOMKilled"
+	exporter := waiting(resources.ExporterContainerName, "ImagePullBackOff", `Back-off pulling image "quay.io/x:1"`)
+	tests := map[string]struct {
+		pods []podview.Pod
+		want string
+	}{
+		"none":                   {},
+		"starting":               {pods: []podview.Pod{podWith("c-1", waiting(resources.ContainerName, "ContainerCreating", ""))}},
+		"running, not ready yet": {pods: []podview.Pod{podWith("c-1", podview.ContainerStatus{Name: resources.ContainerName})}},
+		"ready after a crash": {pods: []podview.Pod{podWith("c-1", podview.ContainerStatus{Name: resources.ContainerName, Ready: true, RestartCount: 1,
+			LastTerminationState: podview.ContainerState{Terminated: &podview.ContainerStateTerminated{ExitCode: 1}}})}},
+		"deleted":        {pods: []podview.Pod{deleted}},
+		"bad flag":       {pods: []podview.Pod{crashing("c-1", 64, "")}, want: "pod c-1: container memcached CrashLoopBackOff; last exit code 64 (Error); memcached refused its command line: check spec.memcached.extraArgs"},
+		"rlimit":         {pods: []podview.Pod{crashing("c-1", 71, "failed to set rlimit for open files.\n")}, want: "pod c-1: container memcached CrashLoopBackOff; last exit code 71 (Error): failed to set rlimit for open files.; memcached could not raise its open-file limit to spec.memcached.maxConnections (1024) or could not listen: lower maxConnections below the node's limit"},
+		"out of memory":  {pods: []podview.Pod{oom}, want: "pod c-1: container memcached CrashLoopBackOff; last exit code 137 (OOMKilled); spec.resources.limits.memory is too small for spec.memcached.maxMemoryMB (64 MiB) and memcached's overhead"},
+		"image pull":     {pods: []podview.Pod{podWith("c-1", waiting(resources.ContainerName, "ErrImagePull", "rpc error: not found"))}, want: "pod c-1: container memcached ErrImagePull; check spec.image (the operator's default)"},
+		"exporter image": {pods: []podview.Pod{podWith("c-1", podview.ContainerStatus{Name: resources.ContainerName, Ready: true}, exporter)}, want: "pod c-1: container memcached-exporter ImagePullBackOff; check spec.monitoring.image"},
+		"config error":   {pods: []podview.Pod{podWith("c-1", waiting(resources.ContainerName, "CreateContainerConfigError", `secret "users" not found`))}, want: `pod c-1: container memcached CreateContainerConfigError: secret "users" not found`},
+		"terminated now": {pods: []podview.Pod{podWith("c-1", podview.ContainerStatus{Name: resources.ContainerName, State: podview.ContainerState{Terminated: &podview.ContainerStateTerminated{ExitCode: 2, Reason: "Error"}}})}, want: "pod c-1: container memcached; last exit code 2 (Error)"},
+		"first by name":  {pods: []podview.Pod{crashing("c-3", 64, ""), deleted, crashing("c-2", 64, ""), podWith("c-1")}, want: "pod c-2: container memcached CrashLoopBackOff; last exit code 64 (Error); memcached refused its command line: check spec.memcached.extraArgs (1 more pods failing)"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			fixture.Expect(t, "containerFailure", containerFailure(fixture.Defaulted("c"), tc.pods), tc.want)
+		})
+	}
+	mine := fixture.Defaulted("c", func(mc *cachev1alpha1.Memcached) { mc.Spec.Image = "registry.example.com/mine:1" })
+	fixture.Expect(t, "image pull of spec.image", containerFailure(mine, []podview.Pod{podWith("c-1", waiting(resources.ContainerName, "ImagePullBackOff", ""))}),
+		"pod c-1: container memcached ImagePullBackOff; check spec.image (registry.example.com/mine:1)")
+	// A retry of the same failure (another restart, a longer back-off) says the same.
+	again := crashing("c-1", 64, "")
+	again.Status.ContainerStatuses[0].RestartCount = 9
+	again.Status.ContainerStatuses[0].State.Waiting.Message = "back-off 5m0s restarting failed container=memcached"
+	fixture.Expect(t, "after more restarts", containerFailure(fixture.Defaulted("c"), []podview.Pod{again}), containerFailure(fixture.Defaulted("c"), []podview.Pod{crashing("c-1", 64, "")}))
+}
+
+func TestDegradedCondition(t *testing.T) {
+	withConditions := func(conds ...appsv1.DeploymentCondition) *appsv1.Deployment {
+		d := fixture.Deployment(1, 1, 0, 0, true)
+		d.Status.Conditions = conds
+		return d
+	}
+	stuck := appsv1.DeploymentCondition{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded", Message: "timed out"}
+	quota := appsv1.DeploymentCondition{Type: appsv1.DeploymentReplicaFailure, Status: corev1.ConditionTrue, Message: "exceeded quota"}
+	progressing := appsv1.DeploymentCondition{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue, Message: "rolling"}
+	fine := conditionState{"False", cachev1alpha1.ReasonAsExpected, "the instance converges"}
+	tests := map[string]struct {
+		obs  Observed
+		want conditionState
+	}{
+		"converging":                 {obs: Observed{Deployment: dep3}, want: fine},
+		"no Deployment yet":          {want: fine},
+		"waiting for the collector":  {obs: Observed{Waiting: []string{"Deployment c"}}, want: fine},
+		"Deployment progressing":     {obs: Observed{Deployment: withConditions(progressing)}, want: fine},
+		"conflict":                   {obs: Observed{Deployment: dep3, Conflicts: []string{"Service c", "NetworkPolicy c"}}, want: conditionState{"True", cachev1alpha1.ReasonResourceConflict, "Service c, NetworkPolicy c already exists and is not owned by this Memcached; delete or rename it"}},
+		"conflict beats an error":    {obs: Observed{Conflicts: []string{"Deployment c"}, Err: errors.New("boom")}, want: conditionState{"True", cachev1alpha1.ReasonResourceConflict, "Deployment c already exists and is not owned by this Memcached; delete or rename it"}},
+		"invalid spec":               {obs: Observed{Invalid: invalid}, want: conditionState{"True", cachev1alpha1.ReasonInvalidSpec, invalid.Error()}},
+		"Secret missing":             {obs: Observed{Deployment: dep3, Invalid: noSecret}, want: conditionState{"True", cachev1alpha1.ReasonSecretNotFound, noSecret.Message}},
+		"apply error":                {obs: Observed{Deployment: withConditions(quota), Err: errors.New("failed to patch Service ns/c: forbidden")}, want: conditionState{"True", cachev1alpha1.ReasonReconcileError, "failed to patch Service ns/c: forbidden"}},
+		"pods cannot be created":     {obs: Observed{Deployment: withConditions(stuck, quota)}, want: conditionState{"True", cachev1alpha1.ReasonReplicaFailure, "exceeded quota"}},
+		"rollout stuck":              {obs: Observed{Deployment: withConditions(stuck)}, want: conditionState{"True", cachev1alpha1.ReasonProgressDeadline, "timed out"}},
+		"a container crash-loops":    {obs: Observed{Deployment: withConditions(stuck), Pods: []podview.Pod{crashing("c-1", 64, "")}}, want: conditionState{"True", cachev1alpha1.ReasonContainerFailing, "pod c-1: container memcached CrashLoopBackOff; last exit code 64 (Error); memcached refused its command line: check spec.memcached.extraArgs"}},
+		"replica failure is cleared": {obs: Observed{Deployment: withConditions(appsv1.DeploymentCondition{Type: appsv1.DeploymentReplicaFailure, Status: corev1.ConditionFalse})}, want: fine},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			expectSame(t, "Degraded", degradedCondition(fixture.Defaulted("c"), tc.obs), tc.want)
+		})
+	}
+}
