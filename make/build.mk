@@ -1,0 +1,56 @@
+# make/build.mk, included by the Makefile (its header lists every part).
+# Build and Deployment: the manager binary (build, run), the operator image (docker-build,
+# docker-push; the container helpers are in make/images.mk) and installing without OLM (install,
+# deploy, build-installer, undeploy).
+
+##@ Build
+
+.PHONY: build
+# Built as the Dockerfile builds the image's (CGO_ENABLED=0, statically linked), so the tests and
+# make bench-scale run the binary that ships (with cgo it would also map libc).
+build: manifests generate fmt vet ## Build the manager binary into bin/manager (static, as in the image).
+	CGO_ENABLED=0 go build -o $(LOCALBIN)/manager .
+
+.PHONY: run
+run: manifests generate fmt vet ## Run the operator from your host against the current KUBECONFIG (plain-HTTP metrics on loopback).
+	RELATED_IMAGE_MEMCACHED="$(MEMCACHED_IMAGE)" go run . --metrics-bind-address=127.0.0.1:8080 --metrics-secure=false --health-probe-bind-address=127.0.0.1:8081
+
+.PHONY: docker-build
+docker-build: ## Build the operator image IMG with CONTAINER_TOOL (docker, else podman, else buildah from the local base images).
+	$(call need-registry,$(BUILDER_IMAGE) $(BASE_IMAGE))
+	$(call container-build,Dockerfile,$(IMG),--build-arg BUILDER_IMAGE=$(BUILDER_IMAGE) --build-arg BASE_IMAGE=$(BASE_IMAGE) $(if $(filter buildah,$(CONTAINER_TOOL)),$(BUILDAH_GO_FLAGS)))
+
+.PHONY: docker-push
+docker-push: ## Push the operator image IMG with CONTAINER_TOOL.
+	$(call container-push,$(IMG))
+
+##@ Deployment
+
+.PHONY: install
+install: manifests kustomize kubectl ## Install the CRD into the cluster of KUBECONFIG.
+	$(KUSTOMIZE) build config/crd | $(KUBECTL) apply --server-side --force-conflicts -f -
+
+.PHONY: uninstall
+uninstall: manifests kustomize kubectl ## Remove the CRD (and every Memcached) from the cluster of KUBECONFIG.
+	$(KUSTOMIZE) build config/crd | $(KUBECTL) delete --ignore-not-found -f -
+
+.PHONY: deploy
+deploy: manifests kustomize kubectl ## Deploy the operator (image IMG) to the cluster of KUBECONFIG.
+	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG)
+	$(KUSTOMIZE) build config/default | $(KUBECTL) apply --server-side -f -
+
+.PHONY: build-installer
+# kubebuilder's convention: one manifest for `kubectl apply -f` without OLM. dist/ is not committed
+# (.gitignore): the file names the operator image IMG, which each user builds and pushes (nothing is
+# published), so a committed copy would name an image that does not exist.
+# The image is set in a temporary copy of config/, so the tree stays as committed.
+build-installer: manifests kustomize ## Write dist/install.yaml: the CRD, RBAC and the operator Deployment (image IMG) of config/default, for kubectl apply -f.
+	mkdir -p dist
+	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && cp -r config "$$tmp/" && \
+		(cd "$$tmp/config/manager" && $(KUSTOMIZE) edit set image controller=$(IMG)) && \
+		$(KUSTOMIZE) build "$$tmp/config/default" > dist/install.yaml.tmp && mv dist/install.yaml.tmp dist/install.yaml
+	@echo "wrote dist/install.yaml (operator image $(IMG)): kubectl apply --server-side -f dist/install.yaml"
+
+.PHONY: undeploy
+undeploy: kustomize kubectl ## Remove the operator deployed by `make deploy`.
+	$(KUSTOMIZE) build config/default | $(KUBECTL) delete --ignore-not-found -f -
