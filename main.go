@@ -61,6 +61,11 @@ const (
 	// relatedImageExporterEnv holds the default memcached_exporter image (spec.monitoring), listed
 	// in spec.relatedImages the same way; resources.DefaultExporterImage when unset.
 	relatedImageExporterEnv = "RELATED_IMAGE_MEMCACHED_EXPORTER"
+	// relatedImageCertReloaderEnv holds the operator's own image, which runs the certificate
+	// reloader sidecar of pods with spec.tls (resources.Options.CertReloaderImage); the shipped
+	// manifests set it to the manager container's image (config/manager), so OLM lists it in
+	// spec.relatedImages as well.
+	relatedImageCertReloaderEnv = "RELATED_IMAGE_CERT_RELOADER"
 	// podUIDsEnv chooses who picks the memcached pods' UID (controllers.UIDPolicy): auto (default),
 	// fixed (11211) or platform (OpenShift's SecurityContextConstraints assign it).
 	podUIDsEnv = "POD_UIDS"
@@ -114,6 +119,9 @@ func applyGCPercent(lookupEnv func(string) (string, bool)) string {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == reloadCertsCommand {
+		os.Exit(reloadCerts(os.Args[2:]))
+	}
 	gogc := applyGCPercent(os.LookupEnv)
 	var s settings
 	flag.StringVar(&s.metricsAddr, "metrics-bind-address", ":8443",
@@ -239,7 +247,8 @@ func run(ctx context.Context, s settings) error {
 		Scheme:    mgr.GetScheme(),
 		Recorder:  mgr.GetEventRecorder("memcached-operator"),
 		Options: resources.Options{DefaultImage: s.defaultImage, ProxyEnv: proxy.ReadProxyVarsFromEnv(),
-			DefaultExporterImage: s.defaultExporterImage, PlatformAssignsUIDs: platformUIDs},
+			DefaultExporterImage: s.defaultExporterImage, PlatformAssignsUIDs: platformUIDs,
+			CertReloaderImage: s.certReloaderImage},
 
 		MaxConcurrentReconciles: s.maxConcurrentReconciles,
 		Namespaces:              s.namespaces,

@@ -62,6 +62,9 @@ type settings struct {
 	// defaultExporterImage is RELATED_IMAGE_MEMCACHED_EXPORTER, a valid image reference, or
 	// resources.DefaultExporterImage when the variable is unset.
 	defaultExporterImage string
+	// certReloaderImage is RELATED_IMAGE_CERT_RELOADER, the operator's own image, a valid image
+	// reference, or "" when the variable is unset (then spec.tls renewals roll the pods).
+	certReloaderImage string
 	// operatorConditionName is OPERATOR_CONDITION_NAME, set by OLM; "" means no OperatorCondition.
 	operatorConditionName string
 	// uidPolicy is POD_UIDS: auto (the default when unset), fixed or platform
@@ -114,6 +117,15 @@ func (s *settings) check(getenv func(string) string) error {
 		s.defaultExporterImage = resources.DefaultExporterImage
 	} else if err := checkImage(relatedImageExporterEnv, s.defaultExporterImage, resources.DefaultExporterImage); err != nil {
 		errs = append(errs, err)
+	}
+
+	// Optional: an operator started without it (make run, a Deployment of an older release) runs no
+	// reloader.
+	s.certReloaderImage = getenv(relatedImageCertReloaderEnv)
+	if s.certReloaderImage != "" {
+		if err := checkImage(relatedImageCertReloaderEnv, s.certReloaderImage, "registry.example.com/memcached-operator:v0.2.3"); err != nil {
+			errs = append(errs, err)
+		}
 	}
 
 	s.operatorConditionName = getenv(operatorConditionEnv)

@@ -162,7 +162,7 @@ func (r *MemcachedReconciler) reconcile(ctx context.Context, req ctrl.Request) (
 	}
 
 	obs := status.Observed{Invalid: validateSpec(mc)}
-	var hash string
+	var hash resources.SecretHashes
 	if obs.Invalid == nil {
 		// Read before anything is written: a Secret that is missing or unusable leaves every owned
 		// object as it is (nothing half-rolled), like an invalid spec.
@@ -213,9 +213,9 @@ func (r *MemcachedReconciler) reconcile(ctx context.Context, req ctrl.Request) (
 // Service, PodDisruptionBudget, NetworkPolicy and ServiceMonitor of mc), deletes the optional ones
 // the spec turns off, and records in obs what it wrote and what stopped it. Each object is handled
 // even when another fails, so one conflict does not hide the rest. It is called only for a valid
-// spec whose Secrets are usable: otherwise everything is left as it is. secretHash is the hash of
-// the Secret data the pods use (secretsHash).
-func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1alpha1.Memcached, secretHash string, obs *status.Observed) {
+// spec whose Secrets are usable: otherwise everything is left as it is. secretHash holds the hashes
+// of the Secret data the pods use (secretsHash).
+func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1alpha1.Memcached, secretHash resources.SecretHashes, obs *status.Observed) {
 	obs.Applied = true
 	// What this reconcile created or updated, by result: one event each, not one per object (a new
 	// instance's three creates are one change to its user, and an event is an API write: 3 of the

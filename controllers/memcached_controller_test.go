@@ -132,7 +132,7 @@ func TestReconcileCreatesOwnedObjects(t *testing.T) {
 	g.Expect(dep.Spec.Selector.MatchLabels).To(Equal(map[string]string{resources.LabelName: resources.AppName, resources.LabelInstance: name}))
 	g.Expect(dep.Labels).To(HaveKeyWithValue(resources.LabelManagedBy, resources.ManagedBy))
 	g.Expect(dep.Spec.Template.Spec.Containers[0].Image).To(Equal(testImage))
-	g.Expect(dep.Spec.Template.Spec.Containers[0].Args).To(Equal(resources.MemcachedArgs(mc)))
+	g.Expect(dep.Spec.Template.Spec.Containers[0].Args).To(Equal(resources.MemcachedArgs(mc, resources.Options{})))
 	g.Expect(metav1.IsControlledBy(dep, mc)).To(BeTrue(), "Deployment must be controlled by the Memcached")
 
 	svc := &corev1.Service{}

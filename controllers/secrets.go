@@ -33,18 +33,18 @@ import (
 // The Secrets that spec.tls and spec.auth name, read uncached when a reconcile needs them; their
 // data is checked and hashed by resources.SecretDataHash (secret_data.go).
 
-// secretsHash reads the Secrets mc's pods use and returns the SHA-256 (hex) of the data of the keys
-// they use, "" when they use none. It returns a *resources.SecretError when a Secret is missing or
+// secretsHash reads the Secrets mc's pods use and returns the SHA-256s (hex) of the data of the keys
+// they use (resources.SecretHashes), empty when they use none. It returns a *resources.SecretError when a Secret is missing or
 // a key is absent or unusable (resources.SecretDataHash), and an error wrapping the API failure
 // otherwise.
 //
 // Secrets are read with reader, the uncached API reader: the manager caches only the Secrets'
 // metadata (cache.ManagerOptions, SetupWithManager), so their data is held in memory only during
 // this call, and only for the Secrets an instance names.
-func secretsHash(ctx context.Context, reader client.Reader, mc *cachev1alpha1.Memcached) (string, error) {
+func secretsHash(ctx context.Context, reader client.Reader, mc *cachev1alpha1.Memcached) (resources.SecretHashes, error) {
 	names := resources.ReferencedSecrets(mc)
 	if len(names) == 0 {
-		return "", nil
+		return resources.SecretHashes{}, nil
 	}
 	secrets := map[string]*corev1.Secret{}
 	for _, name := range names {
@@ -52,10 +52,10 @@ func secretsHash(ctx context.Context, reader client.Reader, mc *cachev1alpha1.Me
 		key := types.NamespacedName{Namespace: mc.Namespace, Name: name}
 		if err := reader.Get(ctx, key, s); err != nil {
 			if apierrors.IsNotFound(err) {
-				return "", &resources.SecretError{Reason: cachev1alpha1.ReasonSecretNotFound,
+				return resources.SecretHashes{}, &resources.SecretError{Reason: cachev1alpha1.ReasonSecretNotFound,
 					Message: fmt.Sprintf("Secret %s not found (%s)", name, resources.UsedFor(mc, name))}
 			}
-			return "", fmt.Errorf("failed to get Secret %s: %w", key, err)
+			return resources.SecretHashes{}, fmt.Errorf("failed to get Secret %s: %w", key, err)
 		}
 		secrets[name] = s
 	}

@@ -278,7 +278,7 @@ func maxLength(p *field.Path, v string, n int) field.ErrorList {
 // listener, and memcached_exporter has no way to authenticate (its flags, v0.16.0: address,
 // timeout, pid file, TLS), so the exporter would report memcached_up 0 forever; refusing says why.
 // spec.tls is no obstacle: the exporter reads a plain-text loopback listener (controllers/resources'
-// exporterListenArgs).
+// loopbackListenArgs).
 func monitoringErrors(spec *field.Path, s *MemcachedSpec) field.ErrorList {
 	var errs field.ErrorList
 	p := spec.Child("monitoring")

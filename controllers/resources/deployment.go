@@ -55,9 +55,9 @@ func image(mc *cachev1alpha1.Memcached, opts Options) string {
 
 // MemcachedArgs builds the memcached command line (without the program name) from
 // mc.Spec.Memcached: -p port, -U 0 (no UDP), -m MiB, -c connections, -t threads, -I bytes when set,
-// -v/-vv, the TLS and authentication flags (secretArgs), the exporter's listener with TLS
-// (exporterListenArgs), then the extra arguments. Flags are documented in `memcached --help`.
-func MemcachedArgs(mc *cachev1alpha1.Memcached) []string {
+// -v/-vv, the TLS and authentication flags (secretArgs), the sidecars' loopback listener with TLS
+// (loopbackListenArgs), then the extra arguments. Flags are documented in `memcached --help`.
+func MemcachedArgs(mc *cachev1alpha1.Memcached, opts Options) []string {
 	cfg := mc.Spec.Memcached
 	args := []string{
 		"-p", strconv.Itoa(cachev1alpha1.DefaultPort),
@@ -76,7 +76,7 @@ func MemcachedArgs(mc *cachev1alpha1.Memcached) []string {
 		args = append(args, "-vv")
 	}
 	args = append(args, secretArgs(mc)...)
-	args = append(args, exporterListenArgs(mc)...)
+	args = append(args, loopbackListenArgs(mc, opts)...)
 	return append(args, cfg.ExtraArgs...)
 }
 
@@ -245,7 +245,7 @@ func DesiredDeployment(mc *cachev1alpha1.Memcached, opts Options) *appsv1.Deploy
 						Name:    ContainerName,
 						Image:   image(mc, opts),
 						Command: []string{"memcached"},
-						Args:    MemcachedArgs(mc),
+						Args:    MemcachedArgs(mc, opts),
 						Env:     proxyEnv(opts),
 						Ports: []corev1.ContainerPort{{
 							Name:          portName,
@@ -258,7 +258,7 @@ func DesiredDeployment(mc *cachev1alpha1.Memcached, opts Options) *appsv1.Deploy
 						LivenessProbe:   tcpProbe(10, 10),
 						Lifecycle:       lifecycle(mc),
 						SecurityContext: restrictedContainerSecurityContext(),
-					}}, exporterContainers(mc, opts)...),
+					}}, append(exporterContainers(mc, opts), certReloaderContainers(mc, opts)...)...),
 					TerminationGracePeriodSeconds: terminationGracePeriodSeconds(mc),
 				},
 			},
@@ -287,9 +287,15 @@ func DeploymentNeedsUpdate(live, desired *appsv1.Deployment) bool {
 		live.Spec.MinReadySeconds != desired.Spec.MinReadySeconds ||
 		!labelsContain(live.Labels, desired.Labels) ||
 		!equality.Semantic.DeepDerivative(desired.Spec.Strategy, live.Spec.Strategy) ||
-		!labelsContain(live.Spec.Template.Labels, desired.Spec.Template.Labels) ||
-		secretHashNeedsUpdate(&live.Spec.Template, &desired.Spec.Template) ||
-		podSpecNeedsUpdate(&live.Spec.Template.Spec, &desired.Spec.Template.Spec)
+		!templateMatches(&live.Spec.Template, &desired.Spec.Template)
+}
+
+// templateMatches reports whether the live pod template has every field of desired's that the
+// operator owns (DeploymentNeedsUpdate's comparison of the template).
+func templateMatches(live, desired *corev1.PodTemplateSpec) bool {
+	return labelsContain(live.Labels, desired.Labels) &&
+		!secretHashNeedsUpdate(live, desired) &&
+		!podSpecNeedsUpdate(&live.Spec, &desired.Spec)
 }
 
 // podSpecNeedsUpdate compares the pod spec fields the operator owns (see DeploymentNeedsUpdate).

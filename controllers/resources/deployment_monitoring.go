@@ -32,9 +32,10 @@ const (
 	// metricsPortName names the exporter's port on the container and on the headless Service; a
 	// NetworkPolicy admits it from the monitoring peers only when the pod template has it.
 	metricsPortName = "metrics"
-	// exporterLoopbackPort is the port of memcached's plain-text listener on the pod's loopback
-	// address that the exporter reads when spec.tls is on (exporterListenArgs).
-	exporterLoopbackPort = 11212
+	// loopbackAddress is memcached's plain-text listener on the pod's loopback address that the
+	// exporter reads and the certificate reloader writes to when spec.tls is on
+	// (loopbackListenArgs).
+	loopbackAddress = "127.0.0.1:11212"
 	// DefaultExporterImage is the public memcached_exporter image the shipped operator names in
 	// RELATED_IMAGE_MEMCACHED_EXPORTER (config/manager), and the default when that variable is
 	// unset: the Prometheus project's image on quay.io, the release the Go module proxy serves
@@ -56,33 +57,36 @@ func exporterImage(mc *cachev1alpha1.Memcached, opts Options) string {
 	return opts.DefaultExporterImage
 }
 
-// exporterListenArgs returns memcached's listener flags for the exporter: none without TLS (the
-// exporter reads the pod's own server on localhost:11211); with spec.tls and monitoring both on,
+// loopbackListenArgs returns memcached's listener flags for the pod's own containers: none
+// without TLS (the exporter reads the pod's own server on localhost:11211, and there is nothing to
+// reload); with spec.tls and a container that needs it (the exporter of spec.monitoring, or the
+// certificate reloader: certReloadEnabled),
 //
 //	-l *:11211                  every address, port 11211, TLS as -Z sets it for clients ("*" is
 //	                            memcached's "every address", IPv4 and IPv6 as without -l)
-//	-l notls:127.0.0.1:11212    plain text on the pod's loopback address only, for the exporter
+//	-l notls:127.0.0.1:11212    plain text on the pod's loopback address only, for the sidecars
 //
 // With -Z memcached speaks only TLS, and the exporter would need a server name that the user's
 // certificate names and, when spec.tls.clientCA is set, a client certificate of its own that the
 // CA signed; a listener on 127.0.0.1 is reachable only by the pod's own containers (the loopback
 // interface of the pod's network namespace, which no NetworkPolicy or Service reaches), so it needs
 // neither and no certificate is handed to the exporter. Both forms exist since memcached 1.5.13.
-func exporterListenArgs(mc *cachev1alpha1.Memcached) []string {
-	if !MonitoringEnabled(mc) || mc.Spec.TLS == nil {
+// An instance that needs neither sidecar keeps the arguments it had before the reloader existed.
+func loopbackListenArgs(mc *cachev1alpha1.Memcached, opts Options) []string {
+	if mc.Spec.TLS == nil || !(MonitoringEnabled(mc) || certReloadEnabled(mc, opts)) {
 		return nil
 	}
 	return []string{
 		"-l", "*:" + strconv.Itoa(cachev1alpha1.DefaultPort),
-		"-l", "notls:127.0.0.1:" + strconv.Itoa(exporterLoopbackPort),
+		"-l", "notls:" + loopbackAddress,
 	}
 }
 
 // exporterAddress is the memcached address the exporter reads: the plain-text loopback listener
-// of exporterListenArgs when spec.tls is on, else memcached's port on localhost.
+// of loopbackListenArgs when spec.tls is on, else memcached's port on localhost.
 func exporterAddress(mc *cachev1alpha1.Memcached) string {
 	if mc.Spec.TLS != nil {
-		return "127.0.0.1:" + strconv.Itoa(exporterLoopbackPort)
+		return loopbackAddress
 	}
 	return "localhost:" + strconv.Itoa(cachev1alpha1.DefaultPort)
 }

@@ -60,7 +60,7 @@ func TestMemcachedArgs(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			if got := MemcachedArgs(tc.mc); !equality.Semantic.DeepEqual(got, tc.want) {
+			if got := MemcachedArgs(tc.mc, Options{}); !equality.Semantic.DeepEqual(got, tc.want) {
 				t.Errorf("memcachedArgs() = %q, want %q", got, tc.want)
 			}
 		})

@@ -73,21 +73,22 @@ func optionalAPI(d DesiredObject) DesiredObject {
 }
 
 // DesiredState returns every object mc should own with opts, or the absence of each optional one
-// the spec turns off, in the order they are applied: the Deployment (its pod template carrying
-// secretHash, the hash of the Secret data the pods use; "" for none), the headless Service, the
-// PodDisruptionBudget, the NetworkPolicy, the ServiceMonitor and the PrometheusRule. It is pure;
-// adding a kind the operator owns is adding its entry here (and its watch in SetupWithManager). The
-// objects carry no owner reference; apply sets it when it creates them. cache.RestoreDeployment
-// completes a Deployment read from the manager's cache before it is compared (the cache's
-// RestoreDeployment: the cache holds its labels and spec encoded); nil when the entries are not
-// applied.
-func DesiredState(mc *cachev1alpha1.Memcached, opts Options, secretHash string, restoreDeployment func(*appsv1.Deployment) error) []DesiredObject {
+// the spec turns off, in the order they are applied: the Deployment (its pod template carrying the
+// hash of the Secret data whose change must roll the pods, SecretHashes.rollout), the headless
+// Service, the PodDisruptionBudget, the NetworkPolicy, the ServiceMonitor and the PrometheusRule.
+// It is pure; adding a kind the operator owns is adding its entry here (and its watch in
+// SetupWithManager). The objects carry no owner reference; apply sets it when it creates them.
+// cache.RestoreDeployment completes a Deployment read from the manager's cache before it is
+// compared (the cache's RestoreDeployment: the cache holds its labels and spec encoded); nil when
+// the entries are not applied.
+func DesiredState(mc *cachev1alpha1.Memcached, opts Options, secretHash SecretHashes, restoreDeployment func(*appsv1.Deployment) error) []DesiredObject {
 	dep := DesiredDeployment(mc, opts)
-	SetSecretHash(&dep.Spec.Template, secretHash)
+	SetSecretHash(&dep.Spec.Template, secretHash.rollout(mc, opts))
+	needsUpdate, update := deploymentUpdate(mc, opts, secretHash)
 	return []DesiredObject{
 		want(true, apply.Owned[*appsv1.Deployment]{
 			Kind: "Deployment", Desired: dep, Live: &appsv1.Deployment{},
-			NeedsUpdate: DeploymentNeedsUpdate, Update: UpdateDeployment, FromCache: restoreDeployment,
+			NeedsUpdate: needsUpdate, Update: update, FromCache: restoreDeployment,
 		}),
 		want(serviceEnabled(mc), apply.Owned[*corev1.Service]{
 			Kind: "Service", Desired: DesiredService(mc), Live: &corev1.Service{},
@@ -123,7 +124,7 @@ func DesiredState(mc *cachev1alpha1.Memcached, opts Options, secretHash string, 
 // same work the operator must do.
 func DesiredObjects(mc *cachev1alpha1.Memcached, opts Options) []client.Object {
 	var objs []client.Object
-	for _, d := range DesiredState(mc, opts, "", nil) {
+	for _, d := range DesiredState(mc, opts, SecretHashes{}, nil) {
 		if !d.Absent && !d.OptionalAPI {
 			objs = append(objs, d.Object)
 		}

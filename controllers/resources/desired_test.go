@@ -51,7 +51,7 @@ func TestDesiredState(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			mc := fixture.Defaulted("c", tc.mutate)
 			var got []string
-			for _, d := range DesiredState(mc, Options{DefaultImage: testImage}, "h", nil) {
+			for _, d := range DesiredState(mc, Options{DefaultImage: testImage}, SecretHashes{All: "h"}, nil) {
 				s := d.Kind
 				if d.Absent {
 					s += " absent"
@@ -77,10 +77,28 @@ func TestDesiredState(t *testing.T) {
 	}
 }
 
-// The Deployment's pod template carries the hash of the Secret data the pods use; none without one.
+// The Deployment's pod template carries the hash of the Secret data whose change must roll the
+// pods: all of it, or only what is not TLS when the certificate reloader applies TLS renewals in
+// place; none when there is no such data.
 func TestDesiredStateSecretHash(t *testing.T) {
-	for hash, want := range map[string]map[string]string{"": nil, "h": {SecretHashAnnotation: "h"}} {
-		dep := DesiredState(fixture.Defaulted("c"), Options{}, hash, nil)[0].Object.(*appsv1.Deployment)
-		fixture.Expect(t, fmt.Sprintf("annotations with hash %q", hash), dep.Spec.Template.Annotations, want)
+	hashes := SecretHashes{All: "all", NotTLS: "auth"}
+	reloader := Options{CertReloaderImage: "operator@sha256:0"}
+	tests := map[string]struct {
+		mc     *cachev1alpha1.Memcached
+		opts   Options
+		hashes SecretHashes
+		want   map[string]string
+	}{
+		"no Secret":                      {mc: fixture.Defaulted("c"), want: nil},
+		"auth, reloader image":           {mc: fixture.Defaulted("c", fixture.WithAuth("u", "")), opts: reloader, hashes: SecretHashes{All: "auth", NotTLS: "auth"}, want: map[string]string{SecretHashAnnotation: "auth"}},
+		"tls, no reloader image":         {mc: fixture.Defaulted("c", fixture.WithTLS("t")), hashes: hashes, want: map[string]string{SecretHashAnnotation: "all"}},
+		"tls and auth, reloader":         {mc: fixture.Defaulted("c", fixture.WithTLS("t"), fixture.WithAuth("u", "")), opts: reloader, hashes: hashes, want: map[string]string{SecretHashAnnotation: "auth"}},
+		"tls only, reloader: no rollout": {mc: fixture.Defaulted("c", fixture.WithTLS("t")), opts: reloader, hashes: SecretHashes{All: "all"}, want: nil},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			dep := DesiredState(tc.mc, tc.opts, tc.hashes, nil)[0].Object.(*appsv1.Deployment)
+			fixture.Expect(t, "pod template annotations", dep.Spec.Template.Annotations, tc.want)
+		})
 	}
 }

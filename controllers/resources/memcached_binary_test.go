@@ -74,7 +74,7 @@ func TestArgsAcceptedByRealMemcached(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			port := freePort(t)
-			args := MemcachedArgs(tc.mc)
+			args := MemcachedArgs(tc.mc, Options{})
 			for i := range args {
 				if args[i] == "-p" {
 					args[i+1] = strconv.Itoa(port) // the builder's port is 11211; use a free one here

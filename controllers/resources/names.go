@@ -42,6 +42,10 @@ type Options struct {
 	// one outside it); runAsNonRoot stays true. When false the pods run as memcachedUID. main.go
 	// sets it from POD_UIDS (see UIDPolicy).
 	PlatformAssignsUIDs bool
+	// CertReloaderImage is the operator's own image, which runs the certificate reloader sidecar
+	// of pods with spec.tls (deployment_certreload.go); main.go reads it from
+	// RELATED_IMAGE_CERT_RELOADER. Empty: no reloader, and a certificate renewal rolls the pods.
+	CertReloaderImage string
 }
 
 // portName names the memcached TCP port on the container and the Service.

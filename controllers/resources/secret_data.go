@@ -56,14 +56,38 @@ type SecretError struct {
 // Error implements error.
 func (e *SecretError) Error() string { return e.Message }
 
-// SecretDataHash returns the SHA-256 (hex) of the data of the keys mc's pods use, read from
-// secrets (every Secret they name, by name), after checking it (checkSecretData: a *SecretError
-// when a key is absent or unusable).
-func SecretDataHash(mc *cachev1alpha1.Memcached, secrets map[string]*corev1.Secret) (string, error) {
-	if err := checkSecretData(mc, secrets); err != nil {
-		return "", err
+// SecretHashes are the SHA-256s (hex) of the Secret data mc's pods use: All of it, and NotTLS, the
+// data of the files other than the TLS certificate, key and CA (the auth file), which a running
+// memcached cannot reload in place; "" where there is none.
+type SecretHashes struct {
+	All, NotTLS string
+}
+
+// rollout returns the hash the pod template carries (SecretHashAnnotation): the data whose change
+// must roll the pods. With the certificate reloader (certReloadEnabled) that is NotTLS, the TLS
+// files reaching the running servers through refresh_certs; without it, All.
+func (h SecretHashes) rollout(mc *cachev1alpha1.Memcached, opts Options) string {
+	if certReloadEnabled(mc, opts) {
+		return h.NotTLS
 	}
-	return hashSecretData(secretFiles(mc), secrets), nil
+	return h.All
+}
+
+// SecretDataHash returns the hashes of the data of the keys mc's pods use, read from secrets
+// (every Secret they name, by name), after checking it (checkSecretData: a *SecretError when a
+// key is absent or unusable).
+func SecretDataHash(mc *cachev1alpha1.Memcached, secrets map[string]*corev1.Secret) (SecretHashes, error) {
+	if err := checkSecretData(mc, secrets); err != nil {
+		return SecretHashes{}, err
+	}
+	files := secretFiles(mc)
+	var notTLS []secretFile
+	for _, f := range files {
+		if f.volume != tlsVolume {
+			notTLS = append(notTLS, f)
+		}
+	}
+	return SecretHashes{All: hashSecretData(files, secrets), NotTLS: hashSecretData(notTLS, secrets)}, nil
 }
 
 // UsedFor names the fields that reference Secret name.
@@ -87,8 +111,11 @@ func UsedFor(mc *cachev1alpha1.Memcached, name string) string {
 
 // hashSecretData returns the hex SHA-256 of the data of files read from secrets: for each file in
 // order, its path in the container and its data, each length-prefixed, so no two different
-// inputs hash alike. Keys the pods do not use do not count.
+// inputs hash alike. Keys the pods do not use do not count. No files hash to "".
 func hashSecretData(files []secretFile, secrets map[string]*corev1.Secret) string {
+	if len(files) == 0 {
+		return ""
+	}
 	h := sha256.New()
 	field := func(b []byte) {
 		_ = binary.Write(h, binary.BigEndian, uint64(len(b)))

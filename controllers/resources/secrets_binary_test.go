@@ -119,7 +119,7 @@ func TestSecretArgsAcceptedByRealMemcached(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			port := freePort(t)
 			var args []string
-			for _, a := range MemcachedArgs(tc.mc) {
+			for _, a := range MemcachedArgs(tc.mc, Options{}) {
 				a = strings.ReplaceAll(a, tlsDir, filepath.Join(dir, "tls"))
 				args = append(args, strings.ReplaceAll(a, authDir, filepath.Join(dir, "auth")))
 			}

@@ -55,7 +55,7 @@ func TestSecretArgs(t *testing.T) {
 	}
 	// The flags come before the user's extra arguments.
 	mc := fixture.Defaulted("a", fixture.WithAuth("users", ""), func(mc *cachev1alpha1.Memcached) { mc.Spec.Memcached.ExtraArgs = []string{"-o", "modern"} })
-	if got, want := MemcachedArgs(mc), []string{"-p", "11211", "-U", "0", "-m", "64", "-c", "1024", "-t", "4", "-Y", "/etc/memcached/auth/authfile", "-o", "modern"}; !equality.Semantic.DeepEqual(got, want) {
+	if got, want := MemcachedArgs(mc, Options{}), []string{"-p", "11211", "-U", "0", "-m", "64", "-c", "1024", "-t", "4", "-Y", "/etc/memcached/auth/authfile", "-o", "modern"}; !equality.Semantic.DeepEqual(got, want) {
 		t.Fatalf("memcachedArgs = %q, want %q", got, want)
 	}
 }
