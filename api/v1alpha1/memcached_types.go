@@ -228,7 +228,8 @@ type MemcachedSpec struct {
 
 	// TLS turns on memcached's TLS (flag -Z) with the certificate and key of a Secret, and
 	// optionally verifies client certificates against a CA. Every connection to port 11211 must
-	// then speak TLS. Changing the Secret's data rolls the pods.
+	// then speak TLS. A change of the certificate, key or CA (a renewal) reaches the running servers
+	// in place through the cert-reloader sidecar (memcached's refresh_certs), without a restart.
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="TLS"
 	TLS *TLSSpec `json:"tls,omitempty"`

@@ -25,6 +25,7 @@ package memcache
 import (
 	"bufio"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -109,6 +110,16 @@ func (c *Conn) Auth(user, password string) error {
 
 // Close closes the connection.
 func (c *Conn) Close() error { return c.nc.Close() }
+
+// PeerCertificate returns the certificate the server presented in the TLS handshake, nil for a
+// connection without TLS.
+func (c *Conn) PeerCertificate() *x509.Certificate {
+	tc, ok := c.nc.(*tls.Conn)
+	if !ok || len(tc.ConnectionState().PeerCertificates) == 0 {
+		return nil
+	}
+	return tc.ConnectionState().PeerCertificates[0]
+}
 
 // RemoteAddr is the server's address (ip:port) of the connection.
 func (c *Conn) RemoteAddr() string { return c.nc.RemoteAddr().String() }

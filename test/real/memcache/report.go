@@ -36,6 +36,8 @@ type ServerInfo struct {
 	CurrItems string `json:"currItems,omitempty"`
 	// MaxBytes is the item memory of "stats settings" (memcached's -m, in bytes).
 	MaxBytes string `json:"maxBytes,omitempty"`
+	// CertSerial is the serial number (hex) of the certificate the server presented, over TLS.
+	CertSerial string `json:"certSerial,omitempty"`
 	// Error is why the server could not be resolved or queried.
 	Error string `json:"error,omitempty"`
 }

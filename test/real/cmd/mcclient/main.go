@@ -242,6 +242,9 @@ func serverInfo(server string) memcache.ServerInfo {
 	}
 	defer c.Close()
 	info.RemoteAddr = c.RemoteAddr()
+	if cert := c.PeerCertificate(); cert != nil {
+		info.CertSerial = cert.SerialNumber.Text(16)
+	}
 	if info.Version, err = c.Version(); err != nil {
 		info.Error = err.Error()
 		return info
