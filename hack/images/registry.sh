@@ -64,16 +64,44 @@ t0=$(date +%s%N)
 . "$root/hack/lib/procs.sh"
 
 export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}"
-answers() { curl -fsS -o /dev/null --max-time 2 "http://$addr/v2/" 2>/dev/null; }
+
+# answers URL [CURL_ARGS...]: the registry at URL answers /v2/.
+answers() { local url=$1; shift; curl -fsS -o /dev/null --max-time 2 "$@" "$url/v2/" 2>/dev/null; }
+
+# listening NAME URL LOG [CURL_ARGS...]: the listener NAME already runs (its recorded pid in the caller's
+# $pid) and answers on URL; dies when NAME runs but does not answer (see LOG). Otherwise a stale pid
+# file of NAME is removed and it returns 1.
+listening() {
+  local name=$1 url=$2 log=$3
+  shift 3
+  pid=$(pid_if_ours "$name") || { rm -f "$pids/$name.pid"; return 1; }
+  answers "$url" "$@" || die "$name (pid $pid) runs but $url/v2/ does not answer: see $log"
+}
+
+# serve NAME EXE CONFIG LOG URL [CURL_ARGS...]: runs `EXE serve CONFIG` in a session of its own (its
+# pid in $pids/NAME.pid and the caller's $pid, output appended to LOG), then waits up to 20 s until
+# it answers on URL. The listeners beside the plain one run the registry binary through a link named
+# NAME (EXE), so that their pid files are told apart from the plain listener's.
+serve() {
+  local name=$1 exe=$2 config=$3 log=$4 url=$5 deadline
+  shift 5
+  setsid "$exe" serve "$config" >>"$log" 2>&1 </dev/null &
+  pid=$!
+  echo "$pid" >"$pids/$name.pid"
+  deadline=$(( $(date +%s) + 20 ))
+  until answers "$url" "$@"; do
+    running "$pid" || { tail -n 20 "$log" >&2; rm -f "$pids/$name.pid"; die "$name exited at start (log above: $log)"; }
+    [ "$(date +%s)" -lt "$deadline" ] || { tail -n 20 "$log" >&2; die "$name (pid $pid) did not answer on $url within 20s"; }
+    sleep 0.1
+  done
+}
 
 start() {
   local pid
-  if pid=$(pid_if_ours "$name"); then
-    answers || die "$name (pid $pid) runs but http://$addr/v2/ does not answer: see $REGISTRY_DIR/registry.log"
+  if listening "$name" "http://$addr" "$REGISTRY_DIR/registry.log"; then
     step "registry already running on $addr (pid $pid, data $REGISTRY_DIR/data)"
     return 0
   fi
-  rm -f "$pids/$name.pid"
   [ -x "$bin" ] || die "$bin not found: install Debian's docker-registry (hack/cluster/host-packages.sh real)"
   [ -z "$(port_owner "$REGISTRY_PORT")" ] || die "port $REGISTRY_PORT is taken by pid $(port_owner "$REGISTRY_PORT" | tr '\n' ' ')(not ours): set REGISTRY_PORT"
   mkdir -p "$REGISTRY_DIR/data"
@@ -96,31 +124,18 @@ http:
   headers:
     X-Content-Type-Options: [nosniff]
 EOF
-  setsid "$bin" serve "$REGISTRY_DIR/config.yml" >>"$REGISTRY_DIR/registry.log" 2>&1 </dev/null &
-  pid=$!
-  echo "$pid" >"$pids/$name.pid"
-  local deadline=$(( $(date +%s) + 20 ))
-  until answers; do
-    running "$pid" || { tail -n 20 "$REGISTRY_DIR/registry.log" >&2; rm -f "$pids/$name.pid"; die "$name exited at start (log above: $REGISTRY_DIR/registry.log)"; }
-    [ "$(date +%s)" -lt "$deadline" ] || { tail -n 20 "$REGISTRY_DIR/registry.log" >&2; die "$name (pid $pid) did not answer on $addr within 20s"; }
-    sleep 0.1
-  done
+  serve "$name" "$bin" "$REGISTRY_DIR/config.yml" "$REGISTRY_DIR/registry.log" "http://$addr"
   step "registry up on http://$addr (pid $pid, data $REGISTRY_DIR/data, log $REGISTRY_DIR/registry.log)"
 }
 
-answers_tls() { curl -fsS -o /dev/null --max-time 2 --cacert "$tls_dir/ca.crt" "https://$tls_addr/v2/" 2>/dev/null; }
-
-# start_tls: the HTTPS listener (see the header). Its process runs the registry binary through the
-# link $tls_dir/$tls_name, so its pid file is told apart from the plain listener's.
+# start_tls: the HTTPS listener (see the header).
 start_tls() {
   local pid owner
   start
-  if pid=$(pid_if_ours "$tls_name"); then
-    answers_tls || die "$tls_name (pid $pid) runs but https://$tls_addr/v2/ does not answer: see $REGISTRY_DIR/registry-tls.log"
+  if listening "$tls_name" "https://$tls_addr" "$REGISTRY_DIR/registry-tls.log" --cacert "$tls_dir/ca.crt"; then
     step "registry already serving HTTPS on $tls_addr (pid $pid)"
     return 0
   fi
-  rm -f "$pids/$tls_name.pid"
   owner=$(port_owner "$REGISTRY_TLS_PORT" | tr '\n' ' ')
   [ -z "$owner" ] || die "port $REGISTRY_TLS_PORT is taken by pid $owner(not ours): set REGISTRY_TLS_PORT"
   mkdir -p "$tls_dir"
@@ -140,15 +155,7 @@ start_tls() {
     "$REGISTRY_DIR/config.yml" >"$tls_dir/config.yml"
   grep -q "certificate: $tls_dir/server.crt" "$tls_dir/config.yml" || die "could not write $tls_dir/config.yml"
   ln -sfn "$bin" "$tls_dir/$tls_name"
-  setsid "$tls_dir/$tls_name" serve "$tls_dir/config.yml" >>"$REGISTRY_DIR/registry-tls.log" 2>&1 </dev/null &
-  pid=$!
-  echo "$pid" >"$pids/$tls_name.pid"
-  local deadline=$(( $(date +%s) + 20 ))
-  until answers_tls; do
-    running "$pid" || { tail -n 20 "$REGISTRY_DIR/registry-tls.log" >&2; rm -f "$pids/$tls_name.pid"; die "$tls_name exited at start"; }
-    [ "$(date +%s)" -lt "$deadline" ] || die "$tls_name (pid $pid) did not answer on https://$tls_addr within 20s"
-    sleep 0.1
-  done
+  serve "$tls_name" "$tls_dir/$tls_name" "$tls_dir/config.yml" "$REGISTRY_DIR/registry-tls.log" "https://$tls_addr" --cacert "$tls_dir/ca.crt"
   step "registry also on https://$tls_addr (pid $pid, same data; CA $tls_dir/ca.crt, SSL_CERT_FILE=$tls_dir/ca-bundle.crt)"
 }
 
@@ -162,34 +169,25 @@ start_node() {
   local node_addr=$1 pid
   [[ $node_addr =~ ^[0-9.]+:[0-9]+$ ]] || die "start-node needs ADDR as IP:PORT, not '$node_addr'"
   start
-  answers_node() { curl -fsS -o /dev/null --max-time 2 "http://$node_addr/v2/" 2>/dev/null; }
-  if pid=$(pid_if_ours "$node_name"); then
-    answers_node || die "$node_name (pid $pid) runs but http://$node_addr/v2/ does not answer: see $REGISTRY_DIR/registry-node.log"
+  if listening "$node_name" "http://$node_addr" "$REGISTRY_DIR/registry-node.log"; then
     step "registry already serving the node on $node_addr (pid $pid, read-only)"
     return 0
   fi
-  rm -f "$pids/$node_name.pid"
-  ip -o addr show | grep -q "inet ${node_addr%:*}/" || die "no interface has ${node_addr%:*}: is the real node up (make cluster-up NODE=real)?"
+  # grep reads a string, not a pipe: grep -q exits at the first match and ip, still writing, would
+  # fail the pipeline (pipefail) with SIGPIPE.
+  grep -q "inet ${node_addr%:*}/" <<<"$(ip -o addr show)" || die "no interface has ${node_addr%:*}: is the real node up (make cluster-up NODE=real)?"
   mkdir -p "$node_dir"
   sed -e "s#^  addr: .*#  addr: $node_addr#" -e "s#^  delete:#  maintenance:\n    readonly:\n      enabled: true\n  delete:#" \
     "$REGISTRY_DIR/config.yml" >"$node_dir/config.yml"
   grep -q "addr: $node_addr" "$node_dir/config.yml" && grep -q "readonly:" "$node_dir/config.yml" || die "could not write $node_dir/config.yml"
   ln -sfn "$bin" "$node_dir/$node_name"
-  setsid "$node_dir/$node_name" serve "$node_dir/config.yml" >>"$REGISTRY_DIR/registry-node.log" 2>&1 </dev/null &
-  pid=$!
-  echo "$pid" >"$pids/$node_name.pid"
-  local deadline=$(( $(date +%s) + 20 ))
-  until answers_node; do
-    running "$pid" || { tail -n 20 "$REGISTRY_DIR/registry-node.log" >&2; rm -f "$pids/$node_name.pid"; die "$node_name exited at start"; }
-    [ "$(date +%s)" -lt "$deadline" ] || die "$node_name (pid $pid) did not answer on http://$node_addr within 20s"
-    sleep 0.1
-  done
+  serve "$node_name" "$node_dir/$node_name" "$node_dir/config.yml" "$REGISTRY_DIR/registry-node.log" "http://$node_addr"
   step "registry also on http://$node_addr for the node's pods (pid $pid, same data, read-only)"
 }
 
 status() {
   local pid
-  if pid=$(pid_if_ours "$name") && answers; then
+  if pid=$(pid_if_ours "$name") && answers "http://$addr"; then
     echo "registry running on http://$addr (pid $pid, data $REGISTRY_DIR/data)"
     curl -fsS --max-time 5 "http://$addr/v2/_catalog?n=1000" | tr -d '\n'; echo
     [ -f "$REGISTRY_DIR/images.env" ] && echo "digests: $REGISTRY_DIR/images.env"
