@@ -25,7 +25,7 @@ cluster-down: ## Stop the local cluster of NODE and what runs on it, undoing a r
 
 .PHONY: demo
 demo: build kubectl ## Start the local cluster and the operator, create the sample and scale it 3 -> 5.
-	CLUSTER_DIR="$(CLUSTER_DIR)" MEMCACHED_IMAGE="$(MEMCACHED_IMAGE)" KUBECTL="$(KUBECTL)" hack/demo/demo.sh up
+	CLUSTER_DIR="$(CLUSTER_DIR)" MEMCACHED_IMAGE="$(MEMCACHED_IMAGE)" KUBECTL="$(KUBECTL)" hack/demo/demo.sh kwok up
 
 .PHONY: test-snippets
 test-snippets: kubectl ## Apply the snippets marked in README.md and docs/ (hack/demo/snippets.sh) to the kwok cluster: run after make demo (the operator running) and make olm-up (OLM's kinds, for the dry-run blocks).
@@ -46,8 +46,8 @@ catalog-serve: opm catalog-tool ## Serve catalog/ with opm (port 50051) and crea
 .PHONY: demo-olm
 demo-olm: build kubectl ## The OLM story on the local cluster: install OLM, catalog, subscribe, sample, scale, upgrade 0.1.0 -> VERSION.
 	hack/release/build-release.sh 0.1.0
-	CLUSTER_DIR="$(CLUSTER_DIR)" CATALOG_HEAD_BUNDLE="$(OLM_HEAD_BUNDLE)" OLM_HEAD_VERSION=$(VERSION) OLM_BINARIES="v0.1.0=$(LOCALBIN)/manager-v0.1.0,v$(VERSION)=$(LOCALBIN)/manager" KUBECTL="$(KUBECTL)" hack/demo/demo-olm.sh
+	CLUSTER_DIR="$(CLUSTER_DIR)" CATALOG_HEAD_BUNDLE="$(OLM_HEAD_BUNDLE)" OLM_HEAD_VERSION=$(VERSION) OLM_BINARIES="v0.1.0=$(LOCALBIN)/manager-v0.1.0,v$(VERSION)=$(LOCALBIN)/manager" KUBECTL="$(KUBECTL)" hack/demo/demo.sh kwok olm up
 
 .PHONY: demo-down
 demo-down: ## Stop the demo operator and the local cluster.
-	CLUSTER_DIR="$(CLUSTER_DIR)" KUBECTL="$(KUBECTL)" hack/demo/demo.sh down
+	CLUSTER_DIR="$(CLUSTER_DIR)" KUBECTL="$(KUBECTL)" hack/demo/demo.sh kwok down

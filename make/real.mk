@@ -44,7 +44,7 @@ test-real: kubectl kustomize ## Prove the operator on real pods: starts the real
 
 .PHONY: demo-real
 demo-real: kubectl kustomize ## The real-node story in one command: node, images, operator pod, sample, traffic, scale, rollout.
-	REAL_IMG="$(REAL_IMG)" MCCLIENT_IMG="$(MCCLIENT_IMG)" KUBECTL="$(KUBECTL)" CLUSTER_DIR="$(REAL_CLUSTER_DIR)" hack/demo/demo-real.sh
+	REAL_IMG="$(REAL_IMG)" MCCLIENT_IMG="$(MCCLIENT_IMG)" KUBECTL="$(KUBECTL)" CLUSTER_DIR="$(REAL_CLUSTER_DIR)" hack/demo/demo.sh real up
 
 # test-olm-real: operator-sdk runs the bundle of OLM_REAL_PREVIOUS (default: the newest release in
 # catalog/ before VERSION), then upgrades to VERSION. operator-sdk v1.42.3 reads its index image over
@@ -76,7 +76,7 @@ test-olm-real: kubectl kustomize operator-sdk ## Prove OLM in the real-node clus
 	$(MAKE) --no-print-directory cluster-up NODE=real CLUSTER_DIR=$(REAL_CLUSTER_DIR)
 	@# An operator deployed by make deploy-real/demo-real watches every namespace: remove it (test/olmreal refuses to run beside it).
 	test ! -f "$(REAL_CLUSTER_DIR)/deploy/kustomization.yaml" || $(MAKE) --no-print-directory undeploy-real
-	CLUSTER_DIR="$(REAL_CLUSTER_DIR)" KUBECTL="$(KUBECTL)" hack/demo/demo-olm-real.sh down
+	CLUSTER_DIR="$(REAL_CLUSTER_DIR)" KUBECTL="$(KUBECTL)" hack/demo/demo.sh real olm down
 	hack/images/registry.sh start-tls
 	$(MAKE) --no-print-directory olm-real-images
 	hack/images/local-images.sh gobin $(MCCLIENT_IMG) ./test/real/cmd/mcclient
@@ -100,7 +100,7 @@ test-olm-real: kubectl kustomize operator-sdk ## Prove OLM in the real-node clus
 
 .PHONY: demo-olm-real
 demo-olm-real: kubectl kustomize operator-sdk opm ## The OLM story on the real node, every step timed: run bundle / bundle-upgrade / cleanup, our catalog image, a channel-bump upgrade, scorecard.
-	CLUSTER_DIR="$(REAL_CLUSTER_DIR)" KUBECTL="$(KUBECTL)" OPERATOR_SDK="$(OPERATOR_SDK)" MCCLIENT_IMG="$(MCCLIENT_IMG)" hack/demo/demo-olm-real.sh up
+	CLUSTER_DIR="$(REAL_CLUSTER_DIR)" KUBECTL="$(KUBECTL)" OPERATOR_SDK="$(OPERATOR_SDK)" MCCLIENT_IMG="$(MCCLIENT_IMG)" hack/demo/demo.sh real olm up
 
 # OLM v1 on the real node (hack/olm/olmv1-up.sh): operator-controller and catalogd at
 # OPERATOR_CONTROLLER_VERSION, cert-manager at CERT_MANAGER_VERSION, as pods, from their release
@@ -124,7 +124,7 @@ test-olmv1-real: kubectl kustomize opm ## Prove OLM v1 on the real node (test/ol
 	$(MAKE) --no-print-directory cluster-up NODE=real CLUSTER_DIR=$(REAL_CLUSTER_DIR)
 	test ! -f "$(REAL_CLUSTER_DIR)/deploy/kustomization.yaml" || $(MAKE) --no-print-directory undeploy-real
 	@# What the OLM v0 stories leave (their namespaces, the Memcached CRD OLM v0 installed) would clash with the v1 install.
-	CLUSTER_DIR="$(REAL_CLUSTER_DIR)" KUBECTL="$(KUBECTL)" hack/demo/demo-olm-real.sh down
+	CLUSTER_DIR="$(REAL_CLUSTER_DIR)" KUBECTL="$(KUBECTL)" hack/demo/demo.sh real olm down
 	$(MAKE) --no-print-directory olm-real-images
 	hack/images/local-images.sh gobin $(MCCLIENT_IMG) ./test/real/cmd/mcclient
 	$(OLMV1_ENV) hack/olm/olmv1-up.sh
@@ -139,11 +139,11 @@ test-olmv1-real: kubectl kustomize opm ## Prove OLM v1 on the real node (test/ol
 demo-olmv1-real: kubectl kustomize opm ## The OLM v1 story on the real node, every step timed: OLM v1 and cert-manager as pods, our ClusterCatalog, a ClusterExtension, a Memcached Available (down: make demo-olmv1-real-down).
 	$(MAKE) --no-print-directory cluster-up NODE=real CLUSTER_DIR=$(REAL_CLUSTER_DIR)
 	$(MAKE) --no-print-directory olm-real-images
-	$(OLMV1_ENV) hack/demo/demo-olmv1-real.sh up
+	$(OLMV1_ENV) hack/demo/demo.sh real olmv1 up
 
 .PHONY: demo-olmv1-real-down
 demo-olmv1-real-down: kubectl ## Remove what demo-olmv1-real created (its namespace, the ClusterExtension, the ClusterCatalog).
-	$(OLMV1_ENV) hack/demo/demo-olmv1-real.sh down
+	$(OLMV1_ENV) hack/demo/demo.sh real olmv1 down
 
 .PHONY: scorecard-real
 scorecard-real: kubectl kustomize operator-sdk ## Run operator-sdk scorecard on bundle/ in the real-node cluster, its tests as pods from local images (config/scorecard-local).

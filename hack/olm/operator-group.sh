@@ -7,7 +7,7 @@
 #   - one that serves every namespace of TARGETS (it targets them, or all namespaces) in an install
 #     mode the CSV supports: reused as it is;
 #   - one that does not, or several: stops with a message naming them and what to do.
-# Used by `make demo-olm` (hack/demo/demo-olm.sh) and the OLM tests (test/olm).
+# Used by `make demo-olm` (hack/demo/demo.sh kwok olm) and the OLM tests (test/olm).
 #
 # Environment (defaults): KUBECONFIG (the cluster with OLM), KUBECTL (bin/kubectl),
 # OPERATOR_GROUP_NAME (memcached), CSV (bundle/manifests/memcached-operator.clusterserviceversion.yaml:
