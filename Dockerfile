@@ -1,6 +1,6 @@
 # Build the manager binary (the operator image; `make docker-build IMG=...`).
 # The base images are build args whose defaults are the public images; where those cannot be pulled,
-# `make docker-build` (buildah) passes the local equivalents of hack/local-images.sh.
+# `make docker-build` (buildah) passes the local equivalents of hack/images/local-images.sh.
 ARG BUILDER_IMAGE=docker.io/library/golang:1.26
 ARG BASE_IMAGE=gcr.io/distroless/static:nonroot
 

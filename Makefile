@@ -1,10 +1,10 @@
 # memcached-operator Makefile (kubebuilder layout). `make help` lists the targets.
 # This file holds what a user sets: the release (VERSION, IMAGE_TAG_BASE, IMG, IMG_DIGEST, the
 # channels, the bundle and catalog image names), the operand image, the container tool and the local
-# registry, and the version pin of every tool. hack/release.sh edits VERSION, IMG_DIGEST and
+# registry, and the version pin of every tool. hack/release/release.sh edits VERSION, IMG_DIGEST and
 # IMAGE_TAG_BASE in this file and hack/ scripts read `VERSION ?= ` from it: keep those lines here.
 # Every tool is pinned here and built from the Go module proxy into ./bin on first use; later runs
-# skip tools already built at the pinned version (hack/build-tool.sh).
+# skip tools already built at the pinned version (hack/tools/build-tool.sh).
 #
 # The targets live in make/*.mk, included at the end of this file in the order `make help` lists
 # them; the settings of a single concern (NODE, BENCH_*, SCORECARD_IMG, REAL_IMG, OLM_REAL_*...)
@@ -44,17 +44,17 @@ CATALOG_IMG ?= $(IMAGE_TAG_BASE)-catalog:latest
 # MEMCACHED_IMAGE is the default operand image (RELATED_IMAGE_MEMCACHED) for `make run` and `make demo`.
 MEMCACHED_IMAGE ?= docker.io/library/memcached:1.6.38-alpine
 
-# CONTAINER_TOOL builds and pushes the images (hack/container-tool.sh, which prints its choice once,
+# CONTAINER_TOOL builds and pushes the images (hack/images/container-tool.sh, which prints its choice once,
 # when a target first needs it): docker when a Docker engine answers (`docker info`), else podman
 # when installed, else buildah. docker and podman build from the public base images; buildah from
-# local equivalents of them (hack/local-images.sh, `make local-images`) kept in the local registry.
+# local equivalents of them (hack/images/local-images.sh, `make local-images`) kept in the local registry.
 # Recipes that run make or hack/ scripts again pass it on, so the choice is made once.
-CONTAINER_TOOL ?= $(eval CONTAINER_TOOL := $(shell hack/container-tool.sh))$(CONTAINER_TOOL)
-# The local registry (hack/registry.sh): plain HTTP on loopback, images kept in REGISTRY_DIR.
+CONTAINER_TOOL ?= $(eval CONTAINER_TOOL := $(shell hack/images/container-tool.sh))$(CONTAINER_TOOL)
+# The local registry (hack/images/registry.sh): plain HTTP on loopback, images kept in REGISTRY_DIR.
 REGISTRY_PORT ?= 5000
 LOCAL_REGISTRY ?= 127.0.0.1:$(REGISTRY_PORT)
 REGISTRY_DIR ?= $(shell pwd)/.registry
-# buildah's storage (vfs driver), shared by hack/local-images.sh and the buildah builds.
+# buildah's storage (vfs driver), shared by hack/images/local-images.sh and the buildah builds.
 BUILDAH_DIR ?= $(shell pwd)/.buildah
 # LOCAL_IMAGE_TAG_BASE is IMAGE_TAG_BASE for `make images-local`.
 LOCAL_IMAGE_TAG_BASE ?= $(LOCAL_REGISTRY)/memcached-operator

@@ -35,15 +35,15 @@ import (
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 )
 
-// The blocks of README.md and docs/ marked as snippets (hack/snippets.sh) are what a user pastes:
+// The blocks of README.md and docs/ marked as snippets (hack/demo/snippets.sh) are what a user pastes:
 // every Memcached in them passes the API server's validation (a dry-run create with strict field
 // validation, as kubectl applies) and the operator's own rules, every object has an apiVersion, a
-// kind and a name, and every shell block parses. hack/snippets.sh run applies them on the kwok tier.
+// kind and a name, and every shell block parses. hack/demo/snippets.sh run applies them on the kwok tier.
 func TestDocSnippets(t *testing.T) {
 	dir := t.TempDir()
-	out, err := exec.Command("bash", "../hack/snippets.sh", "extract", dir).CombinedOutput()
+	out, err := exec.Command("bash", "../hack/demo/snippets.sh", "extract", dir).CombinedOutput()
 	if err != nil {
-		t.Fatalf("hack/snippets.sh extract: %v\n%s", err, out)
+		t.Fatalf("hack/demo/snippets.sh extract: %v\n%s", err, out)
 	}
 	index, err := os.ReadFile(filepath.Join(dir, "index"))
 	if err != nil {

@@ -4,16 +4,16 @@
 # images.
 
 # The catalog's source (an opm basic template) and the public repository its bundle entries name,
-# each pinned by digest; hack/catalog-render.sh renders catalog/ from it.
+# each pinned by digest; hack/release/catalog-render.sh renders catalog/ from it.
 CATALOG_TEMPLATE ?= catalog-template/memcached-operator.yaml
 CATALOG_BUNDLE_REPO ?= registry.example.com/memcached-operator-bundle
-CATALOG_RENDER = OPM=$(OPM) CATALOG_TOOL=$(CATALOG_TOOL) VERSION=$(VERSION) CATALOG_TEMPLATE=$(CATALOG_TEMPLATE) CATALOG_BUNDLE_REPO=$(CATALOG_BUNDLE_REPO) hack/catalog-render.sh
+CATALOG_RENDER = OPM=$(OPM) CATALOG_TOOL=$(CATALOG_TOOL) VERSION=$(VERSION) CATALOG_TEMPLATE=$(CATALOG_TEMPLATE) CATALOG_BUNDLE_REPO=$(CATALOG_BUNDLE_REPO) hack/release/catalog-render.sh
 
 ##@ OLM packaging
 
 .PHONY: check-channels
 check-channels: ## Fail unless DEFAULT_CHANNEL is set and is one of CHANNELS, all from candidate/fast/stable.
-	@hack/check-channels.sh "$(CHANNELS)" "$(DEFAULT_CHANNEL)"
+	@hack/release/check-channels.sh "$(CHANNELS)" "$(DEFAULT_CHANNEL)"
 
 .PHONY: bundle
 bundle: check-channels manifests kustomize operator-sdk ## Generate bundle/ for VERSION and CHANNELS (operator image BUNDLE_OPERATOR_IMG), then validate it (operatorframework suite).
@@ -26,11 +26,11 @@ bundle: check-channels manifests kustomize operator-sdk ## Generate bundle/ for 
 
 .PHONY: bundle-validate
 bundle-validate: operator-sdk ## Validate bundle/ with operator-sdk (operatorframework suite, and operatorhubv2, good-practices, alpha-deprecated-apis at minKubeVersion and KUBE_VERSION): no errors, no warnings.
-	KUBE_VERSION=$(KUBE_VERSION) hack/bundle-validate.sh $(OPERATOR_SDK) bundle
+	KUBE_VERSION=$(KUBE_VERSION) hack/release/bundle-validate.sh $(OPERATOR_SDK) bundle
 
 .PHONY: bundle-check
 bundle-check: kustomize operator-sdk controller-gen ## Fail when bundle/ is stale: regenerate it in a temporary copy and diff (createdAt ignored).
-	hack/bundle-check.sh
+	hack/release/bundle-check.sh
 
 .PHONY: scorecard
 scorecard: scorecard-tools ## Run the bundle's scorecard tests locally, without a cluster (needs root: private mount namespace).
@@ -40,7 +40,7 @@ scorecard: scorecard-tools ## Run the bundle's scorecard tests locally, without 
 
 .PHONY: scorecard-tools
 scorecard-tools: ## Build operator-sdk's scorecard-test and our memcached-scorecard-tests into ./bin.
-	@hack/build-olm-tools.sh scorecard-test
+	@hack/olm/build-olm-tools.sh scorecard-test
 	go build -o $(LOCALBIN)/memcached-scorecard-tests ./test/scorecard/cmd/memcached-scorecard-tests
 
 # SCORECARD_IMG is the custom scorecard test image (scorecard.Dockerfile: our tests of
@@ -85,9 +85,9 @@ catalog-check-render: opm catalog-tool ## Fail when catalog/ is not what the cat
 	CONTAINER_TOOL="$(CONTAINER_TOOL)" $(CATALOG_RENDER) check
 
 .PHONY: release
-release: catalog-tool opm ## Cut release VERSION: bump, images pushed and pinned by digest, bundle/, head of candidate in the catalog template and catalog/, hack/releases (hack/release.sh). Commit the result.
+release: catalog-tool opm ## Cut release VERSION: bump, images pushed and pinned by digest, bundle/, head of candidate in the catalog template and catalog/, hack/release/releases (hack/release/release.sh). Commit the result.
 	REGISTRY_DIR="$(REGISTRY_DIR)" REGISTRY_PORT="$(REGISTRY_PORT)" LOCAL_IMAGE_TAG_BASE="$(LOCAL_IMAGE_TAG_BASE)" MAKE="$(MAKE)" \
-		CONTAINER_TOOL="$(CONTAINER_TOOL)" hack/release.sh $(VERSION)
+		CONTAINER_TOOL="$(CONTAINER_TOOL)" hack/release/release.sh $(VERSION)
 
 .PHONY: promote
 promote: catalog-tool opm ## Promote the release VERSION to CHANNEL (fast from candidate, stable from fast) in the catalog template as that channel's new head, write catalog/'s channels from it, then validate (opm + our graph check).

@@ -1,7 +1,7 @@
 # make/cluster.mk, included by the Makefile (its header lists every part).
 # The local cluster of NODE (kwok, the default, or real), OLM on it and the kwok tier's demos.
 
-# NODE picks the local cluster's tier (hack/cluster-up.sh): kwok (simulated pods, the scale tier)
+# NODE picks the local cluster's tier (hack/cluster/cluster-up.sh): kwok (simulated pods, the scale tier)
 # or real (a real node: kubelet, containerd, kube-proxy, CoreDNS, the local registry; needs root).
 # Each tier keeps its state directory and kubeconfig: KWOK_CLUSTER_DIR and REAL_CLUSTER_DIR.
 # CLUSTER_DIR follows NODE and is not exported: hack/ scripts derive the same default from NODE, so a
@@ -17,37 +17,37 @@ LOCAL_KUBECONFIG ?= $(CLUSTER_DIR)/kubeconfig
 
 .PHONY: cluster-up
 cluster-up: ## Build (first run) and start the local cluster: NODE=kwok (default, .cluster/kubeconfig) or NODE=real (.cluster-real/kubeconfig).
-	CLUSTER_DIR="$(CLUSTER_DIR)" hack/cluster-up.sh
+	CLUSTER_DIR="$(CLUSTER_DIR)" hack/cluster/cluster-up.sh
 
 .PHONY: cluster-down
 cluster-down: ## Stop the local cluster of NODE and what runs on it, undoing a real node's host changes (keeps its state; PURGE=1 deletes it).
-	CLUSTER_DIR="$(CLUSTER_DIR)" hack/cluster-down.sh
+	CLUSTER_DIR="$(CLUSTER_DIR)" hack/cluster/cluster-down.sh
 
 .PHONY: demo
 demo: build kubectl ## Start the local cluster and the operator, create the sample and scale it 3 -> 5.
-	CLUSTER_DIR="$(CLUSTER_DIR)" MEMCACHED_IMAGE="$(MEMCACHED_IMAGE)" KUBECTL="$(KUBECTL)" hack/demo.sh up
+	CLUSTER_DIR="$(CLUSTER_DIR)" MEMCACHED_IMAGE="$(MEMCACHED_IMAGE)" KUBECTL="$(KUBECTL)" hack/demo/demo.sh kwok up
 
 .PHONY: test-snippets
-test-snippets: kubectl ## Apply the snippets marked in README.md and docs/ (hack/snippets.sh) to the kwok cluster: run after make demo (the operator running) and make olm-up (OLM's kinds, for the dry-run blocks).
-	KUBECONFIG="$(LOCAL_KUBECONFIG)" KUBECTL="$(KUBECTL)" hack/snippets.sh run
+test-snippets: kubectl ## Apply the snippets marked in README.md and docs/ (hack/demo/snippets.sh) to the kwok cluster: run after make demo (the operator running) and make olm-up (OLM's kinds, for the dry-run blocks).
+	KUBECONFIG="$(LOCAL_KUBECONFIG)" KUBECTL="$(KUBECTL)" hack/demo/snippets.sh run
 
 .PHONY: olm-up
 olm-up: cluster-up ## Install OLM into the local cluster (CRDs, base objects; olm and catalog operators as local processes).
-	CLUSTER_DIR="$(CLUSTER_DIR)" hack/olm-up.sh
+	CLUSTER_DIR="$(CLUSTER_DIR)" hack/olm/olm-up.sh
 
 .PHONY: olm-down
 olm-down: ## Stop the local OLM operators (PURGE=1 also removes OLM's CRDs and namespaces).
-	CLUSTER_DIR="$(CLUSTER_DIR)" hack/olm-down.sh $(if $(filter 1,$(PURGE)),--purge)
+	CLUSTER_DIR="$(CLUSTER_DIR)" hack/olm/olm-down.sh $(if $(filter 1,$(PURGE)),--purge)
 
 .PHONY: catalog-serve
 catalog-serve: opm catalog-tool ## Serve catalog/ with opm (port 50051) and create the CatalogSource memcached-catalog in olm.
-	CLUSTER_DIR="$(CLUSTER_DIR)" hack/catalog-serve.sh start
+	CLUSTER_DIR="$(CLUSTER_DIR)" hack/olm/catalog-serve.sh start
 
 .PHONY: demo-olm
 demo-olm: build kubectl ## The OLM story on the local cluster: install OLM, catalog, subscribe, sample, scale, upgrade 0.1.0 -> VERSION.
-	hack/build-release.sh 0.1.0
-	CLUSTER_DIR="$(CLUSTER_DIR)" CATALOG_HEAD_BUNDLE="$(OLM_HEAD_BUNDLE)" OLM_HEAD_VERSION=$(VERSION) OLM_BINARIES="v0.1.0=$(LOCALBIN)/manager-v0.1.0,v$(VERSION)=$(LOCALBIN)/manager" KUBECTL="$(KUBECTL)" hack/demo-olm.sh
+	hack/release/build-release.sh 0.1.0
+	CLUSTER_DIR="$(CLUSTER_DIR)" CATALOG_HEAD_BUNDLE="$(OLM_HEAD_BUNDLE)" OLM_HEAD_VERSION=$(VERSION) OLM_BINARIES="v0.1.0=$(LOCALBIN)/manager-v0.1.0,v$(VERSION)=$(LOCALBIN)/manager" KUBECTL="$(KUBECTL)" hack/demo/demo.sh kwok olm up
 
 .PHONY: demo-down
 demo-down: ## Stop the demo operator and the local cluster.
-	CLUSTER_DIR="$(CLUSTER_DIR)" KUBECTL="$(KUBECTL)" hack/demo.sh down
+	CLUSTER_DIR="$(CLUSTER_DIR)" KUBECTL="$(KUBECTL)" hack/demo/demo.sh kwok down

@@ -10,8 +10,8 @@ OLM_HEAD_BUNDLE ?= $(CURDIR)/bundle
 
 .PHONY: test-olm
 test-olm: cluster-up build ## Prove under real OLM on the kwok cluster: every install mode with OLM's RBAC (metrics auth, namespace deletion) and the channel policy (upgrades and OperatorGroup reuse: test-olm-real).
-	CLUSTER_DIR="$(CLUSTER_DIR)" hack/olm-up.sh
-	CLUSTER_DIR="$(CLUSTER_DIR)" CATALOG_HEAD_BUNDLE="$(OLM_HEAD_BUNDLE)" hack/catalog-serve.sh start
+	CLUSTER_DIR="$(CLUSTER_DIR)" hack/olm/olm-up.sh
+	CLUSTER_DIR="$(CLUSTER_DIR)" CATALOG_HEAD_BUNDLE="$(OLM_HEAD_BUNDLE)" hack/olm/catalog-serve.sh start
 	KUBECONFIG="$(LOCAL_KUBECONFIG)" CATALOG_HEAD_BUNDLE="$(OLM_HEAD_BUNDLE)" OLM_HEAD_VERSION=$(VERSION) OLM_BINARIES="v$(VERSION)=$(LOCALBIN)/manager" \
 		go test -tags olm ./test/olm/ -v -count=1 -timeout 30m
 
@@ -26,7 +26,7 @@ BENCH_N ?= 500
 BENCH_PHASES ?= floor,converge,steady,latency,restart,secrets,unrelated
 BENCH_SUBJECTS ?= operator=bin/manager
 # BENCH_SAMPLE=NAME: the operator-sdk Memcached sample runs first, as the subject NAME, with its own
-# CRD and ClusterRole. hack/build-sample.sh generates it with the pinned operator-sdk (init, then
+# CRD and ClusterRole. hack/tools/build-sample.sh generates it with the pinned operator-sdk (init, then
 # create api with the deploy-image plugin) into SAMPLE_DIR (not committed) and builds bin/sample-manager.
 BENCH_SAMPLE ?=
 # BENCH_SAMPLE_SAMEDEPS=NAME: the same sample built with this project's versions of controller-runtime
@@ -58,4 +58,4 @@ bench-gate: ## Short scale run (BENCH_GATE_N instances) that fails when a speed-
 
 .PHONY: sample-manager
 sample-manager: operator-sdk ## Generate the operator-sdk Memcached sample with operator-sdk (OPERATOR_SDK_VERSION) into SAMPLE_DIR and build its manager into bin/sample-manager (and bin/sample-manager-samedeps, with this project's library versions).
-	OPERATOR_SDK="$(OPERATOR_SDK)" SAMPLE_DIR="$(SAMPLE_DIR)" hack/build-sample.sh
+	OPERATOR_SDK="$(OPERATOR_SDK)" SAMPLE_DIR="$(SAMPLE_DIR)" hack/tools/build-sample.sh

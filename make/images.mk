@@ -2,7 +2,7 @@
 # Images: how they are built and pushed with CONTAINER_TOOL (docker, podman or buildah, chosen
 # in the Makefile), and the local registry and local images for a machine without a Docker engine.
 
-# buildah (Debian's) as hack/local-images.sh runs it; `bud` with chroot isolation (no daemon, no OCI
+# buildah (Debian's) as hack/images/local-images.sh runs it; `bud` with chroot isolation (no daemon, no OCI
 # runtime) and timestamp 0 (the same sources give the same digest).
 BUILDAH ?= buildah --root $(BUILDAH_DIR)/storage --runroot $(BUILDAH_DIR)/run --storage-driver vfs
 BUILDAH_BUD_FLAGS ?= --isolation chroot --timestamp 0
@@ -28,21 +28,21 @@ need-registry = $(if $(and $(filter buildah,$(CONTAINER_TOOL)),$(findstring $(LO
 
 .PHONY: registry-up
 registry-up: ## Start the local registry: plain HTTP on LOCAL_REGISTRY (127.0.0.1:5000), images kept in REGISTRY_DIR.
-	hack/registry.sh start
+	hack/images/registry.sh start
 
 .PHONY: registry-down
 registry-down: ## Stop the local registry (its images stay in REGISTRY_DIR).
-	hack/registry.sh stop
+	hack/images/registry.sh stop
 
 .PHONY: local-images
 local-images: registry-up ## Push local equivalents of the base images (static, golang, opm), memcached and pause to the local registry.
-	hack/local-images.sh all
+	hack/images/local-images.sh all
 
 .PHONY: images-local
 images-local: local-images ## Build the operator, bundle and catalog images with CONTAINER_TOOL and push them to the local registry (LOCAL_IMAGE_TAG_BASE).
 	$(MAKE) --no-print-directory docker-build docker-push bundle-build bundle-push catalog-build catalog-push CONTAINER_TOOL=$(CONTAINER_TOOL) \
 		IMAGE_TAG_BASE=$(LOCAL_IMAGE_TAG_BASE) IMG=$(LOCAL_IMAGE_TAG_BASE):v$(VERSION) \
 		BUNDLE_IMG=$(LOCAL_IMAGE_TAG_BASE)-bundle:v$(VERSION) CATALOG_IMG=$(LOCAL_IMAGE_TAG_BASE)-catalog:v$(VERSION)
-	hack/local-images.sh record OPERATOR_IMAGE $(LOCAL_IMAGE_TAG_BASE):v$(VERSION)
-	hack/local-images.sh record BUNDLE_IMAGE $(LOCAL_IMAGE_TAG_BASE)-bundle:v$(VERSION)
-	hack/local-images.sh record CATALOG_IMAGE $(LOCAL_IMAGE_TAG_BASE)-catalog:v$(VERSION)
+	hack/images/local-images.sh record OPERATOR_IMAGE $(LOCAL_IMAGE_TAG_BASE):v$(VERSION)
+	hack/images/local-images.sh record BUNDLE_IMAGE $(LOCAL_IMAGE_TAG_BASE)-bundle:v$(VERSION)
+	hack/images/local-images.sh record CATALOG_IMAGE $(LOCAL_IMAGE_TAG_BASE)-catalog:v$(VERSION)

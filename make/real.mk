@@ -5,7 +5,7 @@
 
 ##@ Real-node tier (needs root)
 
-# The real-node cluster's kubeconfig (hack/cluster-up.sh NODE=real; REAL_CLUSTER_DIR: make/cluster.mk).
+# The real-node cluster's kubeconfig (hack/cluster/cluster-up.sh NODE=real; REAL_CLUSTER_DIR: make/cluster.mk).
 REAL_KUBECONFIG ?= $(REAL_CLUSTER_DIR)/kubeconfig
 # REAL_IMG is the operator image built from the Dockerfile, pushed to the local registry and
 # deployed (by digest) on the real node; MCCLIENT_IMG the test client (test/real/cmd/mcclient).
@@ -17,21 +17,21 @@ MEMCACHED_EXPORTER_IMG ?= memcached-exporter:$(MEMCACHED_EXPORTER_VERSION)
 
 .PHONY: real-images
 real-images: ## Push what the real node runs to the local registry: memcached, the exporter, the operator image REAL_IMG, the test client.
-	hack/local-images.sh static builder memcached
-	hack/local-images.sh gobin $(MCCLIENT_IMG) ./test/real/cmd/mcclient
+	hack/images/local-images.sh static builder memcached
+	hack/images/local-images.sh gobin $(MCCLIENT_IMG) ./test/real/cmd/mcclient
 	@grep -q "github.com/prometheus/memcached_exporter $(MEMCACHED_EXPORTER_VERSION)$$" hack/tools/memcached-exporter/go.mod || \
 		{ echo "hack/tools/memcached-exporter/go.mod does not require memcached_exporter $(MEMCACHED_EXPORTER_VERSION)" >&2; exit 1; }
 	GOBIN_LDFLAGS="-X github.com/prometheus/common/version.Version=$(MEMCACHED_EXPORTER_VERSION:v%=%)" \
-		hack/local-images.sh gobin $(MEMCACHED_EXPORTER_IMG) github.com/prometheus/memcached_exporter/cmd/memcached_exporter hack/tools/memcached-exporter
+		hack/images/local-images.sh gobin $(MEMCACHED_EXPORTER_IMG) github.com/prometheus/memcached_exporter/cmd/memcached_exporter hack/tools/memcached-exporter
 	$(MAKE) --no-print-directory docker-build docker-push IMG=$(REAL_IMG)
 
 .PHONY: deploy-real
 deploy-real: kustomize kubectl controller-gen ## Install dist/install.yaml (make build-installer IMG=REAL_IMG by digest) on the real node, with the local memcached image by digest.
-	KUBECONFIG="$(REAL_KUBECONFIG)" CLUSTER_DIR="$(REAL_CLUSTER_DIR)" KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" MAKE="$(MAKE)" IMG="$(REAL_IMG)" hack/deploy-real.sh apply
+	KUBECONFIG="$(REAL_KUBECONFIG)" CLUSTER_DIR="$(REAL_CLUSTER_DIR)" KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" MAKE="$(MAKE)" IMG="$(REAL_IMG)" hack/cluster/deploy-real.sh apply
 
 .PHONY: undeploy-real
 undeploy-real: kustomize kubectl ## Remove what deploy-real applied (operator, CRD and every Memcached).
-	KUBECONFIG="$(REAL_KUBECONFIG)" CLUSTER_DIR="$(REAL_CLUSTER_DIR)" KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" hack/deploy-real.sh delete
+	KUBECONFIG="$(REAL_KUBECONFIG)" CLUSTER_DIR="$(REAL_CLUSTER_DIR)" KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" hack/cluster/deploy-real.sh delete
 
 .PHONY: test-real
 test-real: kubectl kustomize ## Prove the operator on real pods: starts the real node, pushes the images, deploys, runs test/real.
@@ -44,16 +44,16 @@ test-real: kubectl kustomize ## Prove the operator on real pods: starts the real
 
 .PHONY: demo-real
 demo-real: kubectl kustomize ## The real-node story in one command: node, images, operator pod, sample, traffic, scale, rollout.
-	REAL_IMG="$(REAL_IMG)" MCCLIENT_IMG="$(MCCLIENT_IMG)" KUBECTL="$(KUBECTL)" CLUSTER_DIR="$(REAL_CLUSTER_DIR)" hack/demo-real.sh
+	REAL_IMG="$(REAL_IMG)" MCCLIENT_IMG="$(MCCLIENT_IMG)" KUBECTL="$(KUBECTL)" CLUSTER_DIR="$(REAL_CLUSTER_DIR)" hack/demo/demo.sh real up
 
 # test-olm-real: operator-sdk runs the bundle of OLM_REAL_PREVIOUS (default: the newest release in
 # catalog/ before VERSION), then upgrades to VERSION. operator-sdk v1.42.3 reads its index image over
-# HTTPS only, so it gets the registry's HTTPS address (hack/registry.sh start-tls), LOCAL_REGISTRY_TLS.
+# HTTPS only, so it gets the registry's HTTPS address (hack/images/registry.sh start-tls), LOCAL_REGISTRY_TLS.
 OLM_REAL_PREVIOUS ?= $(shell ls catalog/memcached-operator/bundles | sed -n 's/^memcached-operator\.v\(.*\)\.yaml$$/\1/p' | sort -V | grep -vx '$(VERSION)' | tail -n1)
 # OLM_REAL_OLDEST is the first release in catalog/: the channel-bump test installs it from a catalog
 # image whose channels end there, then pushes the full catalog image over the polled tag.
 OLM_REAL_OLDEST ?= $(shell ls catalog/memcached-operator/bundles | sed -n 's/^memcached-operator\.v\(.*\)\.yaml$$/\1/p' | sort -V | head -n1)
-# The catalog images hack/olm-real-images.sh pushes (catalog/ with local image names) and the tag the
+# The catalog images hack/olm/olm-real-images.sh pushes (catalog/ with local image names) and the tag the
 # test's CatalogSource polls.
 OLM_REAL_CATALOG ?= $(LOCAL_REGISTRY)/memcached-operator-catalog
 REGISTRY_TLS_PORT ?= 5443
@@ -68,21 +68,21 @@ olm-up-real: ## Install OLM into the real-node cluster as pods (make olm-up NODE
 
 .PHONY: olm-real-images
 olm-real-images: opm ## Push the operator and bundle images of every release in catalog/ (local names, images by digest in the CSV), the local catalog images and the images operator-sdk's registry pods use.
-	hack/local-images.sh memcached opm-index ubi
-	OPM="$(OPM)" OPM_VERSION=$(OPM_VERSION) hack/olm-real-images.sh
+	hack/images/local-images.sh memcached opm-index ubi
+	OPM="$(OPM)" OPM_VERSION=$(OPM_VERSION) hack/olm/olm-real-images.sh
 
 .PHONY: test-olm-real
 test-olm-real: kubectl kustomize operator-sdk ## Prove OLM in the real-node cluster (test/olmreal): our catalog image in every install mode, a channel-bump upgrade, operator-sdk run bundle / bundle-upgrade / cleanup, scorecard as pods.
 	$(MAKE) --no-print-directory cluster-up NODE=real CLUSTER_DIR=$(REAL_CLUSTER_DIR)
 	@# An operator deployed by make deploy-real/demo-real watches every namespace: remove it (test/olmreal refuses to run beside it).
 	test ! -f "$(REAL_CLUSTER_DIR)/deploy/kustomization.yaml" || $(MAKE) --no-print-directory undeploy-real
-	CLUSTER_DIR="$(REAL_CLUSTER_DIR)" KUBECTL="$(KUBECTL)" hack/demo-olm-real.sh down
-	hack/registry.sh start-tls
+	CLUSTER_DIR="$(REAL_CLUSTER_DIR)" KUBECTL="$(KUBECTL)" hack/demo/demo.sh real olm down
+	hack/images/registry.sh start-tls
 	$(MAKE) --no-print-directory olm-real-images
-	hack/local-images.sh gobin $(MCCLIENT_IMG) ./test/real/cmd/mcclient
-	hack/scorecard-real.sh images
-	hack/scorecard-real.sh config "$(REAL_CLUSTER_DIR)/scorecard/config.yaml"
-	NODE=real CLUSTER_DIR="$(REAL_CLUSTER_DIR)" hack/olm-up.sh
+	hack/images/local-images.sh gobin $(MCCLIENT_IMG) ./test/real/cmd/mcclient
+	hack/olm/scorecard-real.sh images
+	hack/olm/scorecard-real.sh config "$(REAL_CLUSTER_DIR)/scorecard/config.yaml"
+	NODE=real CLUSTER_DIR="$(REAL_CLUSTER_DIR)" hack/olm/olm-up.sh
 	set -a; . "$(REGISTRY_DIR)/images.env"; set +a; \
 	KUBECONFIG="$(REAL_KUBECONFIG)" KUBECTL="$(KUBECTL)" OPERATOR_SDK="$(OPERATOR_SDK)" \
 	BUNDLE_DIR="$(CURDIR)/bundle" SCORECARD_CONFIG="$(REAL_CLUSTER_DIR)/scorecard/config.yaml" \
@@ -100,35 +100,35 @@ test-olm-real: kubectl kustomize operator-sdk ## Prove OLM in the real-node clus
 
 .PHONY: demo-olm-real
 demo-olm-real: kubectl kustomize operator-sdk opm ## The OLM story on the real node, every step timed: run bundle / bundle-upgrade / cleanup, our catalog image, a channel-bump upgrade, scorecard.
-	CLUSTER_DIR="$(REAL_CLUSTER_DIR)" KUBECTL="$(KUBECTL)" OPERATOR_SDK="$(OPERATOR_SDK)" MCCLIENT_IMG="$(MCCLIENT_IMG)" hack/demo-olm-real.sh up
+	CLUSTER_DIR="$(REAL_CLUSTER_DIR)" KUBECTL="$(KUBECTL)" OPERATOR_SDK="$(OPERATOR_SDK)" MCCLIENT_IMG="$(MCCLIENT_IMG)" hack/demo/demo.sh real olm up
 
-# OLM v1 on the real node (hack/olmv1-up.sh): operator-controller and catalogd at
+# OLM v1 on the real node (hack/olm/olmv1-up.sh): operator-controller and catalogd at
 # OPERATOR_CONTROLLER_VERSION, cert-manager at CERT_MANAGER_VERSION, as pods, from their release
 # manifests with local images. test/olmv1real applies config/samples/olmv1 (the YAML docs/olm.md
-# shows) and pushes the catalog images of hack/olm-real-images.sh over the tag its ClusterCatalog polls.
+# shows) and pushes the catalog images of hack/olm/olm-real-images.sh over the tag its ClusterCatalog polls.
 OLMV1_ENV = KUBECONFIG="$(REAL_KUBECONFIG)" KUBECTL="$(KUBECTL)" CLUSTER_DIR="$(REAL_CLUSTER_DIR)" \
 	OPERATOR_CONTROLLER_VERSION=$(OPERATOR_CONTROLLER_VERSION) CERT_MANAGER_VERSION=$(CERT_MANAGER_VERSION)
 
 .PHONY: olmv1-up
 olmv1-up: kubectl kustomize ## Install OLM v1 (operator-controller, catalogd) and cert-manager into the real-node cluster as pods (NODE=real; the node must be up).
 	@test "$(NODE)" = real || { echo "olmv1-up: OLM v1 runs on the real node: make olmv1-up NODE=real" >&2; exit 2; }
-	$(OLMV1_ENV) hack/olmv1-up.sh
+	$(OLMV1_ENV) hack/olm/olmv1-up.sh
 
 .PHONY: olmv1-down
 olmv1-down: kubectl ## Delete every ClusterExtension and ClusterCatalog (NODE=real); PURGE=1 also removes OLM v1 and cert-manager.
 	@test "$(NODE)" = real || { echo "olmv1-down: OLM v1 runs on the real node: make olmv1-down NODE=real" >&2; exit 2; }
-	$(OLMV1_ENV) hack/olmv1-down.sh $(if $(filter 1,$(PURGE)),--purge)
+	$(OLMV1_ENV) hack/olm/olmv1-down.sh $(if $(filter 1,$(PURGE)),--purge)
 
 .PHONY: test-olmv1-real
 test-olmv1-real: kubectl kustomize opm ## Prove OLM v1 on the real node (test/olmv1real): ClusterCatalog, ClusterExtension install, deprecation, version pin, CRD upgrade safety, upgrade, uninstall, SingleNamespace.
 	$(MAKE) --no-print-directory cluster-up NODE=real CLUSTER_DIR=$(REAL_CLUSTER_DIR)
 	test ! -f "$(REAL_CLUSTER_DIR)/deploy/kustomization.yaml" || $(MAKE) --no-print-directory undeploy-real
 	@# What the OLM v0 stories leave (their namespaces, the Memcached CRD OLM v0 installed) would clash with the v1 install.
-	CLUSTER_DIR="$(REAL_CLUSTER_DIR)" KUBECTL="$(KUBECTL)" hack/demo-olm-real.sh down
+	CLUSTER_DIR="$(REAL_CLUSTER_DIR)" KUBECTL="$(KUBECTL)" hack/demo/demo.sh real olm down
 	$(MAKE) --no-print-directory olm-real-images
-	hack/local-images.sh gobin $(MCCLIENT_IMG) ./test/real/cmd/mcclient
-	$(OLMV1_ENV) hack/olmv1-up.sh
-	$(OLMV1_ENV) hack/olmv1-down.sh
+	hack/images/local-images.sh gobin $(MCCLIENT_IMG) ./test/real/cmd/mcclient
+	$(OLMV1_ENV) hack/olm/olmv1-up.sh
+	$(OLMV1_ENV) hack/olm/olmv1-down.sh
 	set -a; . "$(REGISTRY_DIR)/images.env"; set +a; $(OLMV1_ENV) SAMPLES_DIR="$(CURDIR)/config/samples/olmv1" \
 	CATALOG_IMAGE_HEAD=$$OLM_REAL_CATALOG_IMAGE CATALOG_IMAGE_OLDEST=$$OLM_REAL_CATALOG_IMAGE_OLDEST \
 	VERSION_HEAD=$(VERSION) VERSION_OLDEST=$(OLM_REAL_OLDEST) \
@@ -139,13 +139,13 @@ test-olmv1-real: kubectl kustomize opm ## Prove OLM v1 on the real node (test/ol
 demo-olmv1-real: kubectl kustomize opm ## The OLM v1 story on the real node, every step timed: OLM v1 and cert-manager as pods, our ClusterCatalog, a ClusterExtension, a Memcached Available (down: make demo-olmv1-real-down).
 	$(MAKE) --no-print-directory cluster-up NODE=real CLUSTER_DIR=$(REAL_CLUSTER_DIR)
 	$(MAKE) --no-print-directory olm-real-images
-	$(OLMV1_ENV) hack/demo-olmv1-real.sh up
+	$(OLMV1_ENV) hack/demo/demo.sh real olmv1 up
 
 .PHONY: demo-olmv1-real-down
 demo-olmv1-real-down: kubectl ## Remove what demo-olmv1-real created (its namespace, the ClusterExtension, the ClusterCatalog).
-	$(OLMV1_ENV) hack/demo-olmv1-real.sh down
+	$(OLMV1_ENV) hack/demo/demo.sh real olmv1 down
 
 .PHONY: scorecard-real
 scorecard-real: kubectl kustomize operator-sdk ## Run operator-sdk scorecard on bundle/ in the real-node cluster, its tests as pods from local images (config/scorecard-local).
 	$(MAKE) --no-print-directory cluster-up NODE=real CLUSTER_DIR=$(REAL_CLUSTER_DIR)
-	KUBECONFIG="$(REAL_KUBECONFIG)" hack/scorecard-real.sh run bundle
+	KUBECONFIG="$(REAL_KUBECONFIG)" hack/olm/scorecard-real.sh run bundle

@@ -1,6 +1,6 @@
 # make/tools.mk, included by the Makefile (its header lists every part).
-# The tools built into ./bin at the versions pinned in the Makefile (hack/build-tool.sh and
-# hack/build-*.sh skip a tool already built at its pin).
+# The tools built into ./bin at the versions pinned in the Makefile (hack/tools/build-tool.sh, and
+# the build-*.sh of hack/cluster and hack/olm that call it, skip a tool already built at its pin).
 
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen
 KUSTOMIZE ?= $(LOCALBIN)/kustomize
@@ -14,42 +14,42 @@ CATALOG_TOOL ?= $(LOCALBIN)/catalog-tool
 
 .PHONY: controller-gen
 controller-gen: ## Build controller-gen into ./bin.
-	@hack/build-tool.sh controller-gen $(CONTROLLER_TOOLS_VERSION) -- \
+	@hack/tools/build-tool.sh controller-gen $(CONTROLLER_TOOLS_VERSION) -- \
 		bash -c 'GOBIN=$$(dirname "$$OUT") go install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_TOOLS_VERSION)'
 
 .PHONY: kustomize
 kustomize: ## Build kustomize into ./bin.
-	@hack/build-tool.sh kustomize $(KUSTOMIZE_VERSION) -- \
+	@hack/tools/build-tool.sh kustomize $(KUSTOMIZE_VERSION) -- \
 		bash -c 'GOBIN=$$(dirname "$$OUT") go install sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION)'
 
 .PHONY: crd-ref-docs
 crd-ref-docs: ## Build crd-ref-docs into ./bin.
-	@hack/build-tool.sh crd-ref-docs $(CRD_REF_DOCS_VERSION) -- \
+	@hack/tools/build-tool.sh crd-ref-docs $(CRD_REF_DOCS_VERSION) -- \
 		bash -c 'GOBIN=$$(dirname "$$OUT") go install github.com/elastic/crd-ref-docs@$(CRD_REF_DOCS_VERSION)'
 
 .PHONY: kubectl
 kubectl: ## Build kubectl into ./bin.
-	@hack/build-kube.sh kubectl
+	@hack/cluster/build-kube.sh kubectl
 
 .PHONY: envtest-assets
 envtest-assets: ## Build kube-apiserver, etcd and kubectl into ./bin for envtest (KUBEBUILDER_ASSETS).
-	@hack/build-kube.sh etcd kube-apiserver kubectl
+	@hack/cluster/build-kube.sh etcd kube-apiserver kubectl
 
 .PHONY: operator-sdk
 operator-sdk: ## Build operator-sdk into ./bin.
-	@hack/build-olm-tools.sh operator-sdk
+	@hack/olm/build-olm-tools.sh operator-sdk
 
 .PHONY: opm
 opm: ## Build opm into ./bin (statically linked).
-	@hack/build-olm-tools.sh opm
+	@hack/olm/build-olm-tools.sh opm
 
 .PHONY: olmv1-tools
 olmv1-tools: ## Build OLM v1 (operator-controller, catalogd) and cert-manager (controller, cainjector, webhook) into ./bin at their pinned versions.
-	@hack/build-olmv1-tools.sh operator-controller catalogd cert-manager-controller cert-manager-cainjector cert-manager-webhook
+	@hack/olm/build-olmv1-tools.sh operator-controller catalogd cert-manager-controller cert-manager-cainjector cert-manager-webhook
 
 .PHONY: grpc-health-probe
 grpc-health-probe: ## Build grpc_health_probe into ./bin (for the local opm image).
-	@hack/build-olm-tools.sh grpc-health-probe
+	@hack/olm/build-olm-tools.sh grpc-health-probe
 
 .PHONY: catalog-tool
 catalog-tool: ## Build the project's catalog tool (hack/catalog) into ./bin.
@@ -57,6 +57,6 @@ catalog-tool: ## Build the project's catalog tool (hack/catalog) into ./bin.
 
 .PHONY: cluster-tools
 cluster-tools: ## Build every binary of the local cluster into ./bin.
-	@hack/build-kube.sh etcd kube-apiserver kubectl kube-controller-manager kube-scheduler
-	@hack/build-kwok.sh
-	@$(if $(filter real,$(NODE)),hack/build-kube.sh kubelet kube-proxy coredns crictl)
+	@hack/cluster/build-kube.sh etcd kube-apiserver kubectl kube-controller-manager kube-scheduler
+	@hack/cluster/build-kwok.sh
+	@$(if $(filter real,$(NODE)),hack/cluster/build-kube.sh kubelet kube-proxy coredns crictl)

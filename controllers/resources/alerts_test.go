@@ -32,7 +32,7 @@ import (
 )
 
 // promtool returns the path of promtool ($PROMTOOL, else the one on PATH, from Debian's prometheus
-// package: hack/host-packages.sh base installs it).
+// package: hack/cluster/host-packages.sh base installs it).
 func promtool(t *testing.T) string {
 	t.Helper()
 	if p := os.Getenv("PROMTOOL"); p != "" {
@@ -40,7 +40,7 @@ func promtool(t *testing.T) string {
 	}
 	p, err := exec.LookPath("promtool")
 	if err != nil {
-		t.Fatalf("promtool not found (install it with hack/host-packages.sh base, or set PROMTOOL): %v", err)
+		t.Fatalf("promtool not found (install it with hack/cluster/host-packages.sh base, or set PROMTOOL): %v", err)
 	}
 	return p
 }

@@ -23,7 +23,7 @@ import (
 )
 
 // make bundle and make catalog refuse an empty or unknown default channel, or an unknown channel,
-// before anything is generated (hack/check-channels.sh), with a message naming the setting.
+// before anything is generated (hack/release/check-channels.sh), with a message naming the setting.
 // Sources: https://github.com/medik8s/self-node-remediation/issues/311 (an empty DEFAULT_CHANNEL
 // slipped past the build guard and failed later in opm),
 // https://github.com/operator-framework/operator-registry/issues/928 (a channel without bundles
@@ -42,7 +42,7 @@ func TestCheckChannelsScript(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			out, err := exec.Command("bash", "../check-channels.sh", tc.channels, tc.defaultChannel).CombinedOutput()
+			out, err := exec.Command("bash", "../release/check-channels.sh", tc.channels, tc.defaultChannel).CombinedOutput()
 			if tc.wantErr == "" {
 				if err != nil {
 					t.Fatalf("refused: %v\n%s", err, out)

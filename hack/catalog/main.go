@@ -17,7 +17,7 @@ limitations under the License.
 // Command catalog maintains the project's file-based catalog (FBC) with operator-registry's declcfg.
 //
 // The catalog's source is an opm basic template (catalog-template/memcached-operator.yaml, see
-// template.go); catalog/ is rendered from it by opm (hack/catalog-render.sh, catalog render).
+// template.go); catalog/ is rendered from it by opm (hack/release/catalog-render.sh, catalog render).
 //
 //	catalog add -template T -version X.Y.Z -image IMG -channels c1,c2 -default-channel c [-dir DIR -bundle-dir DIR -opm bin/opm]
 //	    adds the release to the template (AddRelease): a bundle entry {schema, name, image} and an
@@ -54,7 +54,7 @@ limitations under the License.
 //	    (<Dockerfile>.dockerignore, .dockerignore, ...) hides any of them, bundle labels match.
 //	catalog blank-images -in DIR -out DIR [-max-version V]
 //	    writes a copy of the catalog with every bundle image blanked (and, with -max-version, without
-//	    the bundles newer than V) for hack/catalog-serve.sh (PrepareLocalServe).
+//	    the bundles newer than V) for hack/olm/catalog-serve.sh (PrepareLocalServe).
 //
 // Every error names the package, channel and bundles involved.
 package main
@@ -414,7 +414,7 @@ func checkRelease(args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Println(newest) // the release the new one follows ("" for the first), for hack/release.sh
+	fmt.Println(newest) // the release the new one follows ("" for the first), for hack/release/release.sh
 	return nil
 }
 

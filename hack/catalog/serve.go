@@ -133,7 +133,7 @@ func PrepareLocalServe(cfg *declcfg.DeclarativeConfig, maxVersion *semver.Versio
 }
 
 // blankImages is the blank-images subcommand: it writes a copy of a file-based catalog for
-// hack/catalog-serve.sh (PrepareLocalServe), one <package>/catalog.yaml per package.
+// hack/olm/catalog-serve.sh (PrepareLocalServe), one <package>/catalog.yaml per package.
 func blankImages(args []string) error {
 	fs := flag.NewFlagSet("blank-images", flag.ExitOnError)
 	in := fs.String("in", "catalog", "file-based catalog directory to copy")

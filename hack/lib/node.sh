@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# node.sh — the real node of the local cluster (hack/cluster-up.sh NODE=real, hack/cluster-down.sh).
+# node.sh — the real node of the local cluster (hack/cluster/cluster-up.sh NODE=real, hack/cluster/cluster-down.sh).
 # Sourced after hack/lib/procs.sh, with root, LOCALBIN, CLUSTER_DIR, pids, logs, pki, kubectl and
 # kubeconfig set. One Node (NODE_NAME) made of Debian's containerd + runc + CNI plugins, a kubelet,
 # kube-proxy (iptables mode) and CoreDNS, all built or installed by the project, on a Linux bridge
@@ -68,7 +68,7 @@ node_preflight() {
     command -v "$c" >/dev/null || missing+=("$c")
   done
   for c in bridge host-local loopback; do [ -x "/usr/lib/cni/$c" ] || missing+=("cni/$c"); done
-  [ ${#missing[@]} -eq 0 ] || die "missing on this host: ${missing[*]} (run: hack/host-packages.sh real)"
+  [ ${#missing[@]} -eq 0 ] || die "missing on this host: ${missing[*]} (run: hack/cluster/host-packages.sh real)"
   [ -d /proc/sys/net/bridge ] || modprobe br_netfilter 2>/dev/null ||
     die "bridge netfilter (br_netfilter) is not available: kube-proxy could not DNAT pod traffic"
 }
@@ -307,13 +307,13 @@ disabled_plugins = ["io.containerd.internal.v1.opt", "io.containerd.snapshotter.
   # The local registry serves plain HTTP on loopback (containerd runs in the host's network).
   [plugins."io.containerd.grpc.v1.cri".registry.mirrors."$REGISTRY"]
     endpoint = ["http://$REGISTRY"]
-  # The same images under the registry's HTTPS address (hack/registry.sh start-tls), pulled over
+  # The same images under the registry's HTTPS address (hack/images/registry.sh start-tls), pulled over
   # plain HTTP too: references that host-side tools needed over TLS work in pods unchanged.
   [plugins."io.containerd.grpc.v1.cri".registry.mirrors."$REGISTRY_TLS"]
     endpoint = ["http://$REGISTRY"]
   # operator-sdk's registry pods use registry.access.redhat.com/ubi9/ubi:9.8 as init image, which
   # "run bundle-upgrade" cannot change: that host is served by the local registry, which holds a
-  # stand-in (hack/local-images.sh ubi) and nothing else of it.
+  # stand-in (hack/images/local-images.sh ubi) and nothing else of it.
   [plugins."io.containerd.grpc.v1.cri".registry.mirrors."registry.access.redhat.com"]
     endpoint = ["http://$REGISTRY"]
 EOF

@@ -58,7 +58,7 @@ rules:
 `
 
 // clusterUp starts a fresh kwok cluster in dir with the control plane's client limits raised and
-// the audit policy above, by hack/cluster-down.sh --purge then hack/cluster-up.sh. The ports come
+// the audit policy above, by hack/cluster/cluster-down.sh --purge then hack/cluster/cluster-up.sh. The ports come
 // from the environment (ETCD_PORT, APISERVER_PORT, ...), which make bench-scale sets.
 func clusterUp(root, dir string, nodes, maxPods int, qps, burst string) error {
 	if err := clusterDown(root, dir, true); err != nil {
@@ -76,12 +76,12 @@ func clusterUp(root, dir string, nodes, maxPods int, qps, burst string) error {
 	if qps != "" {
 		env = append(env, "KUBE_API_QPS="+qps, "KUBE_API_BURST="+burst)
 	}
-	return script(root, env, "hack/cluster-up.sh")
+	return script(root, env, "hack/cluster/cluster-up.sh")
 }
 
 // clusterDown stops the cluster of dir (and deletes its state when purge is set).
 func clusterDown(root, dir string, purge bool) error {
-	args := []string{"hack/cluster-down.sh"}
+	args := []string{"hack/cluster/cluster-down.sh"}
 	if purge {
 		args = append(args, "--purge")
 	}

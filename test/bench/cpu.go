@@ -40,7 +40,7 @@ const (
 )
 
 // cpuNow reads the CPU time of the cluster's processes (clusterDir/pids/NAME.pid, written by
-// hack/cluster-up.sh), of this program and of the subject s (nil for the floor) from /proc, with
+// hack/cluster/cluster-up.sh), of this program and of the subject s (nil for the floor) from /proc, with
 // procfs (the library client_golang's process collector uses for process_cpu_seconds_total). It
 // returns an error when a pid file cannot be read or a process is gone.
 func cpuNow(clusterDir string, s *subject) (cpuSeconds, error) {

@@ -163,10 +163,10 @@ func main() {
 	flag.IntVar(&cfg.metricsPort, "metrics-port", 28090, "The subjects' plain-HTTP metrics port on 127.0.0.1 (probes on the next one).")
 	flag.Var(subjectFlag{&subjects, kindOperator}, "subject", "NAME=[VAR=VALUE ...] BINARY [FLAGS...]: a build of this operator to measure (repeatable).")
 	flag.Var(subjectFlag{&subjects, kindSample}, "sample",
-		"NAME=[VAR=VALUE ...] BINARY [FLAGS...]: the operator-sdk Memcached sample to measure (hack/build-sample.sh builds bin/sample-manager; its CRD and ClusterRole from -sample-dir; repeatable). Subjects run in the order of their flags.")
+		"NAME=[VAR=VALUE ...] BINARY [FLAGS...]: the operator-sdk Memcached sample to measure (hack/tools/build-sample.sh builds bin/sample-manager; its CRD and ClusterRole from -sample-dir; repeatable). Subjects run in the order of their flags.")
 	var sampleDir string
 	flag.StringVar(&sampleDir, "sample-dir", defaultSampleDir,
-		"The sample's project as hack/build-sample.sh generated it (config/crd/bases, config/rbac/role.yaml), relative to -root unless absolute.")
+		"The sample's project as hack/tools/build-sample.sh generated it (config/crd/bases, config/rbac/role.yaml), relative to -root unless absolute.")
 	flag.Parse()
 	if err := subjects.setFiles(sampleDir); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)

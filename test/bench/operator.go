@@ -52,12 +52,12 @@ const (
 	kindOperator = "operator"
 	// kindSample is the operator-sdk Memcached sample (operator-sdk's testdata/go/v4/memcached-operator,
 	// generated at build time by the pinned operator-sdk with kubebuilder's deploy-image plugin and
-	// built by hack/build-sample.sh): the same group and kind (cache.example.com/v1alpha1 Memcached)
+	// built by hack/tools/build-sample.sh): the same group and kind (cache.example.com/v1alpha1 Memcached)
 	// with another schema (spec.size, spec.containerPort, status.conditions only).
 	kindSample = "sample"
 )
 
-// defaultSampleDir is where hack/build-sample.sh generates the operator-sdk sample's project (its
+// defaultSampleDir is where hack/tools/build-sample.sh generates the operator-sdk sample's project (its
 // sources, CRD and ClusterRole), relative to the repository root; -sample-dir overrides it.
 const defaultSampleDir = "bin/sample/memcached-operator"
 
@@ -101,7 +101,7 @@ func newSubject(kind, v string) (*subject, error) {
 }
 
 // setFiles sets each subject's CRD and ClusterRole files from its kind, the sample's under
-// sampleDir (the project hack/build-sample.sh generated).
+// sampleDir (the project hack/tools/build-sample.sh generated).
 func (l subjectFlags) setFiles(sampleDir string) error {
 	for _, s := range l {
 		var err error
@@ -237,7 +237,7 @@ const memcachedImage = "docker.io/library/memcached:1.6.38-alpine"
 
 // env is the environment the subject runs with, besides the benchmark's own: its kubeconfig, and
 // the operand image where its kind reads it. The sample reads MEMCACHED_IMAGE (and fails every
-// Deployment without it); it is generated without its defaulting webhook (hack/build-sample.sh),
+// Deployment without it); it is generated without its defaulting webhook (hack/tools/build-sample.sh),
 // since the benchmark registers no webhook.
 func (s *subject) env() []string {
 	env := []string{"KUBECONFIG=" + s.kubeconfig}

@@ -17,7 +17,7 @@ limitations under the License.
 */
 
 // Package e2e tests the memcached-operator end to end: the real manager binary runs as a child
-// process against a real local control plane (hack/cluster-up.sh: etcd, kube-apiserver,
+// process against a real local control plane (hack/cluster/cluster-up.sh: etcd, kube-apiserver,
 // kube-controller-manager, kube-scheduler and kwok with fake nodes), and the tests act as a user
 // would, through kubectl or the API, and assert what the user sees.
 //
@@ -223,7 +223,7 @@ func requiredFile(env string, executable bool) (string, error) {
 		}
 		return filepath.Abs(c)
 	}
-	return "", fmt.Errorf("%s=%s does not exist (build it with `make build` / start the cluster with hack/cluster-up.sh)", env, v)
+	return "", fmt.Errorf("%s=%s does not exist (build it with `make build` / start the cluster with hack/cluster/cluster-up.sh)", env, v)
 }
 
 // freeLoopbackAddr returns 127.0.0.1:<port> with a port that was free a moment ago.

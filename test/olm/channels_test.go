@@ -93,10 +93,10 @@ func (c *releaseCopy) promote(t *testing.T, channel string) {
 	runIn(t, c.dir, "make", "--no-print-directory", "promote", "VERSION="+c.next, "CHANNEL="+channel, "LOCALBIN="+filepath.Join(repoRoot, "bin"))
 }
 
-// serve publishes the copy's catalog (hack/catalog-serve.sh start DIR).
+// serve publishes the copy's catalog (hack/olm/catalog-serve.sh start DIR).
 func (c *releaseCopy) serve(t *testing.T) {
 	t.Helper()
-	runIn(t, repoRoot, filepath.Join(repoRoot, "hack", "catalog-serve.sh"), "start", filepath.Join(c.dir, "catalog"))
+	runIn(t, repoRoot, filepath.Join(repoRoot, "hack", "olm", "catalog-serve.sh"), "start", filepath.Join(c.dir, "catalog"))
 }
 
 func runIn(t *testing.T, dir, name string, args ...string) {

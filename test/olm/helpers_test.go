@@ -157,7 +157,7 @@ func step(t *testing.T, name string, start time.Time) {
 // until the CatalogSource is READY.
 func serveCatalog(t *testing.T, maxVersion string) {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(repoRoot, "hack", "catalog-serve.sh"), "start")
+	cmd := exec.Command(filepath.Join(repoRoot, "hack", "olm", "catalog-serve.sh"), "start")
 	cmd.Env = append(os.Environ(), "CATALOG_MAX_VERSION="+maxVersion)
 	cmd.Dir = repoRoot
 	out, err := cmd.CombinedOutput()
@@ -392,7 +392,7 @@ func podsOf(g Gomega, ns, name string) []string {
 }
 
 // ensureOperatorGroup gives ns the OperatorGroup for targets (nil: all namespaces) through
-// hack/operator-group.sh (what `make demo-olm` runs): the one ns holds when it fits, else a new one
+// hack/olm/operator-group.sh (what `make demo-olm` runs): the one ns holds when it fits, else a new one
 // named memcached.
 func ensureOperatorGroup(t *testing.T, g Gomega, ns string, targets []string) string {
 	t.Helper()

@@ -282,7 +282,7 @@ func channelHead(source, channel string) (string, error) {
 }
 
 // ensureOperatorGroup gives ns the OperatorGroup an install targeting targets (nil: all
-// namespaces) needs, by hack/operator-group.sh (the rules `make demo-olm-real` follows: the one
+// namespaces) needs, by hack/olm/operator-group.sh (the rules `make demo-olm-real` follows: the one
 // group of ns when it fits, else a new one, deleted when t ends); it stops the test when the
 // script refuses.
 func ensureOperatorGroup(t *testing.T, ns string, targets []string) {
@@ -298,7 +298,7 @@ func ensureOperatorGroup(t *testing.T, ns string, targets []string) {
 	}
 }
 
-// operatorGroupFor runs hack/operator-group.sh against the real-node cluster for ns and targets.
+// operatorGroupFor runs hack/olm/operator-group.sh against the real-node cluster for ns and targets.
 func operatorGroupFor(ns string, targets []string) (utils.OperatorGroupResult, error) {
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {

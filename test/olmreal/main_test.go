@@ -17,7 +17,7 @@ limitations under the License.
 */
 
 // Package olmreal proves the product's OLM story on the real-node tier (`make test-olm-real`): OLM
-// v0.46.0 runs in the cluster as pods (hack/olm-up.sh NODE=real), and `operator-sdk run bundle`,
+// v0.46.0 runs in the cluster as pods (hack/olm/olm-up.sh NODE=real), and `operator-sdk run bundle`,
 // `run bundle-upgrade` and `cleanup` (v1.42.3) install, upgrade and remove the operator from bundle
 // images in the local registry, with real operator and memcached pods and a memcached client.
 //
@@ -32,7 +32,7 @@ limitations under the License.
 // CATALOG_IMAGE_OLDEST (the same cut at the oldest release, VERSION_OLDEST), CATALOG_IMAGE_POLLED
 // (the tag the CatalogSource polls; the tests push the two others over it with skopeo) and
 // OPERATOR_IMAGE_OLDEST. For scorecard: BUNDLE_DIR (the bundle as shipped), SCORECARD_CONFIG (its
-// scorecard configuration with the local test images, hack/scorecard-real.sh config),
+// scorecard configuration with the local test images, hack/olm/scorecard-real.sh config),
 // SCORECARD_UNTAR_IMAGE and SCORECARD_STORAGE_IMAGE.
 package olmreal
 

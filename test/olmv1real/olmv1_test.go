@@ -18,7 +18,7 @@ limitations under the License.
 
 // Package olmv1real proves the OLM v1 story on the real-node tier (`make test-olmv1-real`):
 // operator-controller and catalogd (v1.2.0) and cert-manager (v1.11.5) run in the cluster as pods
-// (hack/olmv1-up.sh), and the objects of config/samples/olmv1 (the ones docs/olm.md shows) install,
+// (hack/olm/olmv1-up.sh), and the objects of config/samples/olmv1 (the ones docs/olm.md shows) install,
 // upgrade and remove the operator from our catalog image, with real operator and memcached pods and
 // a memcached client.
 //
@@ -66,7 +66,7 @@ const (
 	keyPrefix     = "olmv1"
 	// watchNamespaceAnnotation selects Own/SingleNamespace in operator-controller v1.2.0 (later
 	// releases moved it to spec.config.inline.watchNamespace); it needs the feature gate
-	// SingleOwnNamespaceInstallSupport, which hack/olmv1-up.sh turns on.
+	// SingleOwnNamespaceInstallSupport, which hack/olm/olmv1-up.sh turns on.
 	watchNamespaceAnnotation = "olm.operatorframework.io/watch-namespace"
 )
 
@@ -439,7 +439,7 @@ func TestClusterExtensionLifecycle(t *testing.T) {
 	suite.phases.Record(t, "OwnNamespace ("+installNS+"): reconciled there only, no \"forbidden\" in the operator's log", start)
 }
 
-// runSkopeo runs skopeo (hack/host-packages.sh real installs it) with args.
+// runSkopeo runs skopeo (hack/cluster/host-packages.sh real installs it) with args.
 func runSkopeo(args ...string) (string, error) {
 	cmd := exec.Command("skopeo", args...)
 	out, err := cmd.CombinedOutput()

@@ -58,7 +58,7 @@ const (
 	realLabel = "real.cache.example.com/suite"
 	// clientPod is the name of the client pod and its container.
 	clientPod = "mcclient"
-	// clientBinary is the path of the client program in its image (hack/local-images.sh gobin).
+	// clientBinary is the path of the client program in its image (hack/images/local-images.sh gobin).
 	clientBinary = "/mcclient"
 	// memcachedContainer is the name of the memcached container in the operator's pods.
 	memcachedContainer = "memcached"

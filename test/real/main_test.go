@@ -17,7 +17,7 @@ limitations under the License.
 */
 
 // Package real proves the operator on the real-node tier of the local cluster
-// (hack/cluster-up.sh NODE=real): the operator runs as the pod `make deploy-real` created from
+// (hack/cluster/cluster-up.sh NODE=real): the operator runs as the pod `make deploy-real` created from
 // config/default with images of the local registry, memcached pods run the Debian memcached image
 // behind their real probes, and a client pod (test/real/cmd/mcclient) talks to them through
 // cluster DNS, the headless Service and kube-proxy.

@@ -25,7 +25,7 @@ import (
 	"strings"
 )
 
-// OperatorGroupResult is what hack/operator-group.sh did for one namespace.
+// OperatorGroupResult is what hack/olm/operator-group.sh did for one namespace.
 type OperatorGroupResult struct {
 	// Name of the OperatorGroup the namespace now uses.
 	Name string
@@ -36,12 +36,12 @@ type OperatorGroupResult struct {
 }
 
 // OperatorGroup gives namespace ns the OperatorGroup an install targeting targets (nil: all
-// namespaces) needs, through hack/operator-group.sh of the repository at repoRoot: the same rules
+// namespaces) needs, through hack/olm/operator-group.sh of the repository at repoRoot: the same rules
 // as `make demo-olm` and `make demo-olm-real` (reuse the one group that fits, else create one; OLM
 // resolves nothing in a namespace with two). kubeconfig and kubectl name the cluster and the
 // binary. It returns an error holding the script's message when the script refuses.
 func OperatorGroup(repoRoot, kubeconfig, kubectl, ns string, targets []string) (OperatorGroupResult, error) {
-	cmd := exec.Command(filepath.Join(repoRoot, "hack", "operator-group.sh"), ns, strings.Join(targets, ","))
+	cmd := exec.Command(filepath.Join(repoRoot, "hack", "olm", "operator-group.sh"), ns, strings.Join(targets, ","))
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "KUBECTL="+kubectl)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut

@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 // Command pause is the sandbox ("pause") container of the local real-node tier, the equivalent of
-// registry.k8s.io/pause built from Go (hack/local-images.sh pause): it holds the pod's namespaces,
+// registry.k8s.io/pause built from Go (hack/images/local-images.sh pause): it holds the pod's namespaces,
 // does nothing, reaps the zombies of a shared PID namespace it is PID 1 of, and exits 0 on SIGINT
 // or SIGTERM. `-v` prints its version.
 package main

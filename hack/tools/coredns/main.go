@@ -1,5 +1,5 @@
 // Command coredns runs CoreDNS at the version pinned in go.mod as the cluster DNS of the local
-// cluster's real-node tier (hack/cluster-up.sh NODE=real): cluster.local served from the local
+// cluster's real-node tier (hack/cluster/cluster-up.sh NODE=real): cluster.local served from the local
 // kube-apiserver. Only the plugins that Corefile uses are linked (the standard set in core/plugin
 // pulls in every cloud DNS SDK and triples the build); each registers itself in init, and
 // core/dnsserver keeps the standard directive order.

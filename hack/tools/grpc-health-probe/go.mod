@@ -1,5 +1,5 @@
 // Tools module that builds grpc_health_probe, which OLM's catalog pods exec as their probe, for the
-// local opm base image (hack/local-images.sh opm). Pinned to the version operator-registry v1.74.0
+// local opm base image (hack/images/local-images.sh opm). Pinned to the version operator-registry v1.74.0
 // requires (the version its release image ships).
 module github.com/example/memcached-operator/hack/tools/grpc-health-probe
 

@@ -1,5 +1,5 @@
 // Tools module that builds memcached_exporter, the spec.monitoring sidecar, for the local image
-// memcached-exporter:$(MEMCACHED_EXPORTER_VERSION) (hack/local-images.sh gobin, make real-images).
+// memcached-exporter:$(MEMCACHED_EXPORTER_VERSION) (hack/images/local-images.sh gobin, make real-images).
 // Pinned to the release the public image quay.io/prometheus/memcached-exporter:v0.16.0 (the
 // operator's RELATED_IMAGE_MEMCACHED_EXPORTER) is built from: the newest release the Go module
 // proxy serves (it refuses v0.15.x, v0.16.1 and v0.17.0, 2026-12-03). The checksum database has

@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# release.sh VERSION — cut release VERSION (make release VERSION=x.y.z): bump, bundle, images by
+# digest, candidate. Run from a clean work tree of the release commit's parent; it edits the files
+# a release commit holds and prints them; nothing is committed.
+#
+#   1. Refuses when VERSION is not semver, is already in catalog/ (released bundles are never
+#      rewritten), is not newer than every release, or CHANGELOG.md has no "## VERSION" section (the
+#      release's author writes it first), or bundle/'s CRDs fail OLM v1's CRD upgrade-safety
+#      rules against a released bundle.
+#   2. Records the previous release's commit in hack/release/releases (the commit that added its bundle to
+#      catalog/), so the OLM upgrade tests can build that release's operator.
+#   3. Resolves the memcached image (the operand, RELATED_IMAGE_MEMCACHED) to a digest and writes it
+#      into config/manager/manager.yaml: in the local tier the local registry's stand-in
+#      (MEMCACHED_IMAGE of $REGISTRY_DIR/images.env, from hack/images/local-images.sh memcached), on a
+#      connected machine MEMCACHED_IMAGE resolved with skopeo.
+#   4. Bumps VERSION in the Makefile, builds and pushes the operator image RELEASE_TAG_BASE:vVERSION
+#      (make docker-build docker-push), resolves its digest and writes IMG_DIGEST (and, when
+#      RELEASE_TAG_BASE is not the Makefile's IMAGE_TAG_BASE, IMAGE_TAG_BASE) into the Makefile, so
+#      `make bundle` (and bundle-check) reproduce the pinned bundle from the committed sources.
+#   5. Marks the CSV base features.operators.openshift.io/disconnected "true" (every image is now
+#      pinned by digest; `catalog-tool check-disconnected` enforces it), regenerates and validates
+#      bundle/ (make bundle).
+#   6. Builds the bundle image reproducibly (hack/release/catalog-render.sh build VERSION), pushes it to the
+#      local registry and as RELEASE_TAG_BASE-bundle:vVERSION (same digest, checked), and adds the
+#      release to the catalog template as the head of candidate, pinned by that digest under the public
+#      name (make catalog BUNDLE_DIGEST=sha256:...), which renders catalog/ with opm and validates it.
+#
+# CONTAINER_TOOL (hack/images/container-tool.sh: docker, else podman, else buildah; `make release` passes the
+# Makefile's) builds and pushes the operator image and builds the bundle image; skopeo copies the
+# bundle image to RELEASE_TAG_BASE with its digest unchanged. RELEASE_TAG_BASE (where the images are
+# pushed and what the bundle and catalog name): the Makefile's IMAGE_TAG_BASE (the public names) on
+# a connected machine (CONTAINER_TOOL docker or podman, which build from the public base images),
+# else LOCAL_IMAGE_TAG_BASE (the local registry, 127.0.0.1:REGISTRY_PORT/memcached-operator): a
+# local-tier release (buildah, the local base images) names local images and is for trying the
+# release flow, not for publication.
+#
+# Stops at the first failure; the files it edited are then undone with `git checkout -- Makefile
+# config/manager config/manifests/bases bundle catalog catalog-template hack/release/releases` (it refuses to start when they
+# have uncommitted changes). Needs skopeo (digests, the bundle copy) and a CONTAINER_TOOL.
+#
+# Environment (defaults): MAKE=make  RELEASE_TAG_BASE=see above  REGISTRY_DIR=<repo>/.registry
+#   REGISTRY_PORT=5000  MEMCACHED_IMAGE=docker.io/library/memcached:1.6.38-alpine (connected only)
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+MAKE=${MAKE:-make}
+REGISTRY_DIR=${REGISTRY_DIR:-$root/.registry}
+REGISTRY_PORT=${REGISTRY_PORT:-5000}
+t0=$(date +%s%N)
+# shellcheck source=../lib/procs.sh
+. "$root/hack/lib/procs.sh"
+die() { echo "release: $*" >&2; exit 1; }
+
+[ $# = 1 ] || die "usage: release.sh VERSION (make release VERSION=x.y.z)"
+version=${1#v}
+pkg_dir=catalog/memcached-operator
+
+# ---------------------------------------------------------------------------------- 1. refusals
+# catalog-tool check-release refuses a version that is released, not newer than every release in
+# semver order (0.3.0-rc.1 < 0.3.0), or without a non-empty CHANGELOG.md section; it prints the
+# release this one follows.
+previous=$("$root/bin/catalog-tool" check-release -dir "$pkg_dir" -changelog CHANGELOG.md -version "$version") || die "cannot release $version (above)"
+# catalog-tool check-crd-upgrade refuses the release when a CRD in bundle/ fails OLM v1's CRD
+# upgrade-safety rules against a released bundle (its skipRange covers them all), naming the field
+# and the rule, before anything is built or pushed.
+"$root/bin/catalog-tool" check-crd-upgrade -dir "$pkg_dir" -bundle-dir bundle || die "cannot release $version: OLM v1 would refuse the upgrade (above)"
+edited=(Makefile config/manager config/manifests/bases bundle catalog catalog-template hack/release/releases)
+dirty=$(git status --porcelain -- "${edited[@]}")
+[ -z "$dirty" ] || die "uncommitted changes in the files a release edits (commit them first, so a failed release is undone by 'git checkout -- ${edited[*]}'):
+$dirty"
+for c in skopeo git; do command -v "$c" >/dev/null || die "$c not found"; done
+
+CONTAINER_TOOL=${CONTAINER_TOOL:-$("$root/hack/images/container-tool.sh")}
+export CONTAINER_TOOL
+connected=0
+case $CONTAINER_TOOL in docker | podman) connected=1 ;; esac
+makefile_base=$(sed -n 's/^IMAGE_TAG_BASE ?= //p' Makefile)
+local_base=${LOCAL_IMAGE_TAG_BASE:-127.0.0.1:$REGISTRY_PORT/memcached-operator}
+if [ -z "${RELEASE_TAG_BASE:-}" ]; then
+  if [ $connected = 1 ]; then RELEASE_TAG_BASE=$makefile_base; else RELEASE_TAG_BASE=$local_base; fi
+fi
+step "releasing $version (previous $previous) with images under $RELEASE_TAG_BASE"
+[ "$RELEASE_TAG_BASE" = "$makefile_base" ] || step "note: $RELEASE_TAG_BASE is not the Makefile's IMAGE_TAG_BASE ($makefile_base): a local-tier release, not for publication"
+
+# digest-of IMAGE: the digest of IMAGE in its registry (plain HTTP on loopback).
+digest_of() {
+  local tls=()
+  case $1 in 127.0.0.1:* | localhost:*) tls=(--tls-verify=false) ;; esac
+  skopeo inspect "${tls[@]}" --format '{{.Digest}}' "docker://$1"
+}
+
+# ------------------------------------------------------------------- 2. previous release's commit
+if [ -n "$previous" ] && ! grep -q "^$previous " hack/release/releases; then
+  commit=$(git log --diff-filter=A --format=%H -1 -- "$pkg_dir/bundles/memcached-operator.v$previous.yaml")
+  [ -n "$commit" ] || die "cannot find the commit that added release $previous to $pkg_dir"
+  echo "$previous $commit" >>hack/release/releases
+  step "hack/release/releases: $previous $commit"
+fi
+
+# -------------------------------------------------------------------------- 3. memcached image
+if [ $connected = 1 ]; then
+  memcached_public=${MEMCACHED_IMAGE:-docker.io/library/memcached:1.6.38-alpine}
+  repo=${memcached_public%%@*}
+  [[ ${repo##*/} == *:* ]] && repo=${repo%:*} # drop the tag (a ':' after the last '/')
+  memcached="$repo@$(digest_of "$memcached_public")"
+else
+  memcached=$(sed -n 's/^MEMCACHED_IMAGE=//p' "$REGISTRY_DIR/images.env" 2>/dev/null || true)
+  [[ $memcached == *@sha256:* ]] || die "no MEMCACHED_IMAGE by digest in $REGISTRY_DIR/images.env: run hack/images/local-images.sh memcached"
+fi
+sed -i "/- name: RELATED_IMAGE_MEMCACHED/{n;s#^\( *value: \).*#\1$memcached#}" config/manager/manager.yaml
+grep -q "value: $memcached\$" config/manager/manager.yaml || die "could not set RELATED_IMAGE_MEMCACHED in config/manager/manager.yaml"
+step "RELATED_IMAGE_MEMCACHED=$memcached"
+
+# ----------------------------------------------------------------------- 4. the operator image
+sed -i "s/^VERSION ?= .*/VERSION ?= $version/; s/^IMG_DIGEST ?=.*/IMG_DIGEST ?=/" Makefile
+[ "$RELEASE_TAG_BASE" = "$makefile_base" ] || sed -i "s#^IMAGE_TAG_BASE ?= .*#IMAGE_TAG_BASE ?= $RELEASE_TAG_BASE#" Makefile
+"$MAKE" --no-print-directory docker-build docker-push IMG="$RELEASE_TAG_BASE:v$version" CONTAINER_TOOL="$CONTAINER_TOOL"
+img_digest=$(digest_of "$RELEASE_TAG_BASE:v$version")
+sed -i "s/^IMG_DIGEST ?=.*/IMG_DIGEST ?= $img_digest/" Makefile
+step "operator image $RELEASE_TAG_BASE@$img_digest"
+
+# ------------------------------------------------------------------------------------ 5. bundle
+sed -i 's/^\(    features.operators.openshift.io\/disconnected: \).*/\1"true"/' config/manifests/bases/memcached-operator.clusterserviceversion.yaml
+"$MAKE" --no-print-directory bundle
+"$root/bin/catalog-tool" check-disconnected -bundle-dir bundle
+
+# -------------------------------------------------------------------------- 6. bundle, catalog
+# The bundle image is built reproducibly (hack/release/catalog-render.sh build: the same build
+# `make catalog-render` repeats for every release), pushed to the local registry, then published
+# under RELEASE_TAG_BASE-bundle; the template pins its digest.
+bundle_digest=$(REGISTRY_PORT=$REGISTRY_PORT "$root/hack/release/catalog-render.sh" build "$version")
+local_bundle=127.0.0.1:$REGISTRY_PORT/memcached-operator-bundle
+if [ "$RELEASE_TAG_BASE-bundle" != "$local_bundle" ]; then
+  # skopeo copies registry to registry without recompressing, so the digest stays the one pinned
+  # (a docker pull/tag/push could recompress the layer); it reads docker's and podman's logins.
+  tls=()
+  case $RELEASE_TAG_BASE in 127.0.0.1:* | localhost:*) tls=(--dest-tls-verify=false) ;; esac
+  skopeo copy --quiet --src-tls-verify=false "${tls[@]}" "docker://$local_bundle:v$version" "docker://$RELEASE_TAG_BASE-bundle:v$version"
+  [ "$(digest_of "$RELEASE_TAG_BASE-bundle:v$version")" = "$bundle_digest" ] ||
+    die "$RELEASE_TAG_BASE-bundle:v$version does not have the digest of the reproducible build ($bundle_digest)"
+fi
+"$MAKE" --no-print-directory catalog BUNDLE_DIGEST="$bundle_digest"
+step "bundle image $RELEASE_TAG_BASE-bundle@$bundle_digest is the head of candidate (catalog-template/, catalog/)"
+
+step "released $version into candidate; review and commit:"
+git status --short -- Makefile config bundle catalog catalog-template hack/release/releases CHANGELOG.md
+echo "promote it after soak: make promote VERSION=$version CHANNEL=fast, later CHANNEL=stable"
