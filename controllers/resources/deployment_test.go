@@ -167,6 +167,17 @@ func TestDesiredDeployment(t *testing.T) {
 				fixture.Expect(t, "requests", len(r.Requests), 0)
 			},
 		},
+		"resource claims are never written": {
+			mc: fixture.Defaulted("cache", func(mc *cachev1alpha1.Memcached) {
+				mc.Spec.Resources = &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")},
+					Claims: []corev1.ResourceClaim{{Name: "gpu"}}}
+			}),
+			check: func(t *testing.T, d *appsv1.Deployment) {
+				r := d.Spec.Template.Spec.Containers[0].Resources
+				fixture.Expect(t, "limits", r.Limits.Memory().String(), "1Gi")
+				fixture.Expect(t, "claims", r.Claims, []corev1.ResourceClaim(nil))
+			},
+		},
 		"minReadySeconds is a Deployment field, not a pod template one": {
 			mc: fixture.Defaulted("cache", func(mc *cachev1alpha1.Memcached) { mc.Spec.MinReadySeconds = 20 }),
 			check: func(t *testing.T, d *appsv1.Deployment) {
