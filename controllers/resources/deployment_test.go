@@ -254,6 +254,46 @@ func TestDeploymentNeedsUpdate(t *testing.T) {
 	}
 }
 
+// A field the API server drops (its feature gate off) is missing from the live object, and the
+// comparison, which cannot tell the server's drop from a user's edit, counts it as drift:
+// apply.Object patches once, then compares against what the server kept
+// (apply's TestObjectFieldDroppedByServer).
+func TestDroppedFieldIsDrift(t *testing.T) {
+	tests := map[string]struct {
+		mutate func(*cachev1alpha1.Memcached)
+		drop   func(*corev1.PodSpec)
+	}{
+		"preStop sleep, PodLifecycleSleepAction off": {
+			mutate: func(mc *cachev1alpha1.Memcached) { mc.Spec.GracefulShutdown.PreStopDelaySeconds = ptr.To[int32](5) },
+			drop:   func(p *corev1.PodSpec) { p.Containers[0].Lifecycle = nil },
+		},
+		"user's matchLabelKeys in pod anti-affinity, 1.30": {
+			mutate: func(mc *cachev1alpha1.Memcached) {
+				mc.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+					RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+						LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{LabelInstance: "cache"}},
+						TopologyKey:   corev1.LabelHostname, MatchLabelKeys: []string{"pod-template-hash"}}}}}
+			},
+			drop: func(p *corev1.PodSpec) {
+				p.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[0].MatchLabelKeys = nil
+			},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			desired := DesiredDeployment(fixture.Defaulted("cache", tc.mutate), Options{DefaultImage: "img:1"})
+			live := fixture.ServerDefaulted(desired)
+			if DeploymentNeedsUpdate(live, desired) {
+				t.Fatalf("the server's copy with every field kept needs an update")
+			}
+			tc.drop(&live.Spec.Template.Spec)
+			if !DeploymentNeedsUpdate(live, desired) {
+				t.Errorf("DeploymentNeedsUpdate() = false with the field dropped, want true (drift)")
+			}
+		})
+	}
+}
+
 func TestClearedSpecFieldIsDrift(t *testing.T) {
 	withSelector := DesiredDeployment(fixture.Defaulted("cache", func(mc *cachev1alpha1.Memcached) {
 		mc.Spec.NodeSelector = map[string]string{"pool": "cache"}
