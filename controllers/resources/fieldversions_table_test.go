@@ -155,7 +155,7 @@ func podAffinityTerms(kind string) map[string]fieldVersion {
 	old = append(old, "preferredDuringSchedulingIgnoredDuringExecution[].weight")
 	keys := at("1.31", "MatchLabelKeysInPodAffinity: alpha 1.29, beta on by default 1.31, GA 1.33", prefix, labelKeys...)
 	for p, v := range keys {
-		v.older = "dropped by the API server of 1.29 and 1.30 (alpha, off by default): the term applies without them"
+		v.older = "dropped by the API server of 1.30 (alpha, off by default): the term applies without them, and apply.Object writes them once, not on every reconcile"
 		keys[p] = v
 	}
 	return tableOf(
