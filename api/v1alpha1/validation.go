@@ -312,12 +312,18 @@ func ValidateImageReference(p *field.Path, img string) field.ErrorList {
 }
 
 // ValidateResources returns why spec.resources cannot be applied, or nil. It checks what the CRD
-// schema cannot: no request may exceed its limit, and a memory limit must be larger than
-// spec.memcached.maxMemoryMB (a CEL rule parsing the limit exceeds the API server's cost budget
-// because the core ResourceRequirements type has no length bounds).
+// schema cannot: no claims (see below), no request may exceed its limit, and a memory limit must
+// be larger than spec.memcached.maxMemoryMB (a CEL rule parsing the limit exceeds the API server's
+// cost budget because the core ResourceRequirements type has no length bounds).
 func (mc *Memcached) ValidateResources() error {
 	if mc.Spec.Resources == nil {
 		return nil
+	}
+	// A container's resources.claims must name entries of the pod's spec.resourceClaims, which the
+	// operator never writes: an API server with DynamicResourceAllocation (on by default from
+	// Kubernetes 1.34) refuses such a Deployment, one without it drops the claims.
+	if len(mc.Spec.Resources.Claims) > 0 {
+		return fmt.Errorf("spec.resources.claims is not supported: the memcached pods have no resourceClaims for it to name")
 	}
 	// The API server checks this only when it validates the Deployment, which would make every
 	// reconcile fail: report it as the spec problem it is.

@@ -131,8 +131,10 @@ func TestValidate(t *testing.T) {
 func TestValidateResources(t *testing.T) {
 	tests := map[string]struct {
 		limit, cpuRequest, cpuLimit string
+		claim                       string
 		wantErr                     string
 	}{
+		"claims":                    {claim: "gpu", wantErr: "spec.resources.claims is not supported"},
 		"no limit":                  {},
 		"limit above memory":        {limit: "100Mi"},
 		"limit equal":               {limit: "64Mi", wantErr: "spec.memcached.maxMemoryMB (64Mi) must be lower than spec.resources.limits.memory (64Mi)"},
@@ -153,6 +155,9 @@ func TestValidateResources(t *testing.T) {
 			}
 			if tc.cpuRequest != "" {
 				r.Requests[corev1.ResourceCPU] = resource.MustParse(tc.cpuRequest)
+			}
+			if tc.claim != "" {
+				r.Claims = []corev1.ResourceClaim{{Name: tc.claim}}
 			}
 			mc.Spec.Resources = r
 			err := mc.ValidateResources()

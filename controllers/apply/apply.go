@@ -22,16 +22,23 @@ package apply
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/lru"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 )
@@ -129,15 +136,104 @@ func Object[T client.Object](ctx context.Context, c client.Client, reader client
 	if err := NotControlled(o.Live, mc, o.Kind); err != nil {
 		return o.Live, Unchanged, err
 	}
+	if kept, ok := serverKept(o.Live, o.Desired); ok && !o.NeedsUpdate(o.Live, kept.(T)) {
+		return o.Live, Unchanged, nil
+	}
 	if !o.NeedsUpdate(o.Live, o.Desired) {
 		return o.Live, Unchanged, nil
 	}
+	intent := intentOf(o.Desired)
 	base := o.Live.DeepCopyObject().(client.Object)
 	o.Update(o.Live, o.Desired)
-	if err := c.Patch(ctx, o.Live, client.MergeFrom(base)); err != nil {
+	merge := client.MergeFrom(base)
+	data, err := merge.Data(o.Live)
+	if err != nil {
 		return o.Live, Unchanged, fmt.Errorf("failed to patch %s %s: %w", o.Kind, key, err)
 	}
-	return o.Live, Updated, nil
+	// The response is decoded into an empty object: the JSON decoder leaves a field the response
+	// lacks as it was in the object it decodes into, so decoding into o.Live would show a field the
+	// server dropped as written.
+	written := emptyLike(o.Live)
+	if err := c.Patch(ctx, written, client.RawPatch(merge.Type(), data)); err != nil {
+		return o.Live, Unchanged, fmt.Errorf("failed to patch %s %s: %w", o.Kind, key, err)
+	}
+	if o.NeedsUpdate(written, o.Desired) {
+		logf.FromContext(ctx).Info("The API server did not keep every field written (a field of a disabled feature gate, or one admission changed); not patching again until the object or its desired state changes",
+			o.Kind, klog.KObj(written))
+		rememberKept(written, intent)
+	}
+	return written, Updated, nil
+}
+
+// emptyLike returns a new object of obj's type carrying only its name and namespace.
+func emptyLike[T client.Object](obj T) T {
+	out := reflect.New(reflect.TypeOf(obj).Elem()).Interface().(T)
+	out.SetName(obj.GetName())
+	out.SetNamespace(obj.GetNamespace())
+	return out
+}
+
+// What the API server made of the operator's last write, for the objects where that differs from
+// what was written. A field the server drops (its feature gate is off: lifecycle.preStop.sleep on
+// a 1.30-1.33 server started with PodLifecycleSleepAction=false, a user's matchLabelKeys in pod
+// affinity on 1.30) or changes (a mutating admission webhook) would otherwise look like drift on
+// every reconcile: a patch, and an Updated event, each time, forever. After a patch whose response
+// still NeedsUpdate, Object remembers the response with a digest of the desired object it was
+// written for; while the desired object has that digest and the live object does not differ from
+// the response in a field the operator owns, the object counts as up to date. A real drift
+// (someone edits an owned field) or a new desired state compares as before and is patched.
+//
+// Entries are keyed by object UID in a bounded LRU (k8s.io/utils/lru): an entry lost to eviction
+// or to a restart of the operator costs one patch, which the server again leaves as it was.
+var kept = lru.New(keptEntries)
+
+// keptEntries bounds the remembered responses: one per object the server does not keep as
+// written (each without its managedFields).
+const keptEntries = 1024
+
+// keptWrite is what kept holds for one object.
+type keptWrite struct {
+	// intent is the digest of the desired object written (intentOf).
+	intent string
+	// response is the object as the API server returned it after the write.
+	response client.Object
+}
+
+// intentOf returns a digest (SHA-256 of the JSON) of a desired object, "" when it cannot be
+// encoded (then nothing is remembered for it).
+func intentOf(desired client.Object) string {
+	b, err := json.Marshal(desired)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// rememberKept records live, the API server's response to a write of the desired object whose
+// digest is intent.
+func rememberKept(live client.Object, intent string) {
+	if intent == "" {
+		return
+	}
+	response := live.DeepCopyObject().(client.Object)
+	response.SetManagedFields(nil)
+	kept.Add(live.GetUID(), keptWrite{intent: intent, response: response})
+}
+
+// serverKept returns the API server's response to the last write to live when that write was of
+// desired (the same digest); an entry for another desired object is dropped.
+func serverKept(live, desired client.Object) (client.Object, bool) {
+	v, ok := kept.Get(live.GetUID())
+	if !ok {
+		return nil, false
+	}
+	w := v.(keptWrite)
+	if intent := intentOf(desired); intent == "" || w.intent != intent {
+		kept.Remove(live.GetUID())
+		return nil, false
+	}
+	return w.response, true
 }
 
 // DeleteIfOwned deletes the object named like obj when mc controls it (a feature was turned off).

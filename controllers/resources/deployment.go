@@ -80,11 +80,13 @@ func MemcachedArgs(mc *cachev1alpha1.Memcached, opts Options) []string {
 	return append(args, cfg.ExtraArgs...)
 }
 
-// resources returns spec.resources, or when it is empty the defaults: 50m CPU request, and a memory
-// request and limit of maxMemoryMB + 25% + 32 MiB.
+// resources returns the requests and limits of spec.resources, or when it has none the defaults:
+// 50m CPU request, and a memory request and limit of maxMemoryMB + 25% + 32 MiB. Claims are never
+// written (ValidateResources refuses them): they would name pod resourceClaims the operator does
+// not create.
 func resources(mc *cachev1alpha1.Memcached) corev1.ResourceRequirements {
-	if r := mc.Spec.Resources; r != nil && (len(r.Requests) > 0 || len(r.Limits) > 0 || len(r.Claims) > 0) {
-		return *r.DeepCopy()
+	if r := mc.Spec.Resources; r != nil && (len(r.Requests) > 0 || len(r.Limits) > 0) {
+		return corev1.ResourceRequirements{Requests: r.Requests.DeepCopy(), Limits: r.Limits.DeepCopy()}
 	}
 	m := int64(mc.Spec.Memcached.MaxMemoryMB)
 	mem := *resource.NewQuantity((m+m/4+memoryOverheadMiB)*1024*1024, resource.BinarySI)

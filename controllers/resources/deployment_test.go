@@ -167,6 +167,17 @@ func TestDesiredDeployment(t *testing.T) {
 				fixture.Expect(t, "requests", len(r.Requests), 0)
 			},
 		},
+		"resource claims are never written": {
+			mc: fixture.Defaulted("cache", func(mc *cachev1alpha1.Memcached) {
+				mc.Spec.Resources = &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")},
+					Claims: []corev1.ResourceClaim{{Name: "gpu"}}}
+			}),
+			check: func(t *testing.T, d *appsv1.Deployment) {
+				r := d.Spec.Template.Spec.Containers[0].Resources
+				fixture.Expect(t, "limits", r.Limits.Memory().String(), "1Gi")
+				fixture.Expect(t, "claims", r.Claims, []corev1.ResourceClaim(nil))
+			},
+		},
 		"minReadySeconds is a Deployment field, not a pod template one": {
 			mc: fixture.Defaulted("cache", func(mc *cachev1alpha1.Memcached) { mc.Spec.MinReadySeconds = 20 }),
 			check: func(t *testing.T, d *appsv1.Deployment) {
@@ -238,6 +249,46 @@ func TestDeploymentNeedsUpdate(t *testing.T) {
 					t.Errorf("still needs an update after updateDeployment")
 				}
 				fixture.Expect(t, "restartedAt annotation kept", live.Spec.Template.Annotations["kubectl.kubernetes.io/restartedAt"], "2026-01-01T00:00:00Z")
+			}
+		})
+	}
+}
+
+// A field the API server drops (its feature gate off) is missing from the live object, and the
+// comparison, which cannot tell the server's drop from a user's edit, counts it as drift:
+// apply.Object patches once, then compares against what the server kept
+// (apply's TestObjectFieldDroppedByServer).
+func TestDroppedFieldIsDrift(t *testing.T) {
+	tests := map[string]struct {
+		mutate func(*cachev1alpha1.Memcached)
+		drop   func(*corev1.PodSpec)
+	}{
+		"preStop sleep, PodLifecycleSleepAction off": {
+			mutate: func(mc *cachev1alpha1.Memcached) { mc.Spec.GracefulShutdown.PreStopDelaySeconds = ptr.To[int32](5) },
+			drop:   func(p *corev1.PodSpec) { p.Containers[0].Lifecycle = nil },
+		},
+		"user's matchLabelKeys in pod anti-affinity, 1.30": {
+			mutate: func(mc *cachev1alpha1.Memcached) {
+				mc.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+					RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+						LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{LabelInstance: "cache"}},
+						TopologyKey:   corev1.LabelHostname, MatchLabelKeys: []string{"pod-template-hash"}}}}}
+			},
+			drop: func(p *corev1.PodSpec) {
+				p.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[0].MatchLabelKeys = nil
+			},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			desired := DesiredDeployment(fixture.Defaulted("cache", tc.mutate), Options{DefaultImage: "img:1"})
+			live := fixture.ServerDefaulted(desired)
+			if DeploymentNeedsUpdate(live, desired) {
+				t.Fatalf("the server's copy with every field kept needs an update")
+			}
+			tc.drop(&live.Spec.Template.Spec)
+			if !DeploymentNeedsUpdate(live, desired) {
+				t.Errorf("DeploymentNeedsUpdate() = false with the field dropped, want true (drift)")
 			}
 		})
 	}

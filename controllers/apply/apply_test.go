@@ -1,0 +1,155 @@
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package apply_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/controllers/apply"
+	"github.com/example/memcached-operator/controllers/internal/fixture"
+	"github.com/example/memcached-operator/controllers/resources"
+)
+
+// dropSleep removes what an API server with PodLifecycleSleepAction off removes from a pod
+// template (kubernetes pkg/api/pod dropPodLifecycleSleepAction: the sleep, then the emptied
+// handler and lifecycle), and reports whether there was one.
+func dropSleep(d *appsv1.Deployment) bool {
+	dropped := false
+	for i := range d.Spec.Template.Spec.Containers {
+		if l := d.Spec.Template.Spec.Containers[i].Lifecycle; l != nil && l.PreStop != nil && l.PreStop.Sleep != nil {
+			d.Spec.Template.Spec.Containers[i].Lifecycle = nil
+			dropped = true
+		}
+	}
+	return dropped
+}
+
+// A field the API server drops is written once, not on every reconcile; an edit of an owned field
+// and a new desired state are still patched. The server is a fake client that drops the preStop
+// sleep on every create and patch, as a 1.30-1.33 server with PodLifecycleSleepAction=false does.
+func TestObjectFieldDroppedByServer(t *testing.T) {
+	ctx := context.Background()
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	if err := cachev1alpha1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	for name, drops := range map[string]bool{"server drops the sleep": true, "server keeps it": false} {
+		t.Run(name, func(t *testing.T) {
+			patches := 0
+			c := fake.NewClientBuilder().WithScheme(scheme).WithInterceptorFuncs(interceptor.Funcs{
+				Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+					if d, ok := obj.(*appsv1.Deployment); ok && drops {
+						dropSleep(d)
+					}
+					return c.Create(ctx, obj, opts...)
+				},
+				// The server stores the patched object without the sleep; its response is decoded into
+				// obj as client-go's REST client decodes JSON: into obj as it is (sigs.k8s.io/json,
+				// encoding/json's decoder), so a field the response lacks keeps the value obj had.
+				Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+					patches++
+					stored := &appsv1.Deployment{}
+					stored.Name, stored.Namespace = obj.GetName(), obj.GetNamespace()
+					if err := c.Patch(ctx, stored, patch, opts...); err != nil {
+						return err
+					}
+					if drops && dropSleep(stored) {
+						if err := c.Update(ctx, stored); err != nil {
+							return err
+						}
+					}
+					b, err := json.Marshal(stored)
+					if err != nil {
+						return err
+					}
+					return json.Unmarshal(b, obj)
+				},
+			}).Build()
+			mc := fixture.Defaulted("cache-"+map[bool]string{true: "drops", false: "keeps"}[drops], func(mc *cachev1alpha1.Memcached) {
+				mc.UID = types.UID("uid-" + mc.Name)
+				mc.Spec.GracefulShutdown.PreStopDelaySeconds = ptr.To[int32](5)
+			})
+			reconcile := func() (*appsv1.Deployment, apply.Result) {
+				t.Helper()
+				d := resources.DesiredState(mc, resources.Options{DefaultImage: "memcached:1"}, "", nil)[0]
+				obj, res, err := d.Apply(ctx, c, c, scheme, mc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return obj.(*appsv1.Deployment), res
+			}
+			steps := []struct {
+				name        string
+				before      func()
+				want        apply.Result
+				wantPatches int
+			}{
+				{name: "create", want: apply.Created},
+				// What the server dropped at create looks like drift to the comparison: one patch.
+				{name: "first reconcile", want: map[bool]apply.Result{true: apply.Updated, false: apply.Unchanged}[drops], wantPatches: map[bool]int{true: 1, false: 0}[drops]},
+				{name: "steady state", want: apply.Unchanged, wantPatches: map[bool]int{true: 1, false: 0}[drops]},
+				{name: "steady state again", want: apply.Unchanged, wantPatches: map[bool]int{true: 1, false: 0}[drops]},
+				{name: "someone edits the image", before: func() {
+					var live appsv1.Deployment
+					if err := c.Get(ctx, client.ObjectKey{Namespace: mc.Namespace, Name: mc.Name}, &live); err != nil {
+						t.Fatal(err)
+					}
+					live.Spec.Template.Spec.Containers[0].Image = "other:2"
+					if err := c.Update(ctx, &live); err != nil {
+						t.Fatal(err)
+					}
+				}, want: apply.Updated, wantPatches: map[bool]int{true: 2, false: 1}[drops]},
+				{name: "steady state after the edit", want: apply.Unchanged, wantPatches: map[bool]int{true: 2, false: 1}[drops]},
+				{name: "the spec changes", before: func() { mc.Spec.Size = 3 }, want: apply.Updated, wantPatches: map[bool]int{true: 3, false: 2}[drops]},
+				{name: "steady state after the change", want: apply.Unchanged, wantPatches: map[bool]int{true: 3, false: 2}[drops]},
+			}
+			for _, s := range steps {
+				if s.before != nil {
+					s.before()
+				}
+				live, res := reconcile()
+				if res != s.want || patches != s.wantPatches {
+					t.Errorf("%s: result %s after %d patches, want %s after %d", s.name, res, patches, s.want, s.wantPatches)
+				}
+				if got := live.Spec.Template.Spec.Containers[0].Image; got != "memcached:1" {
+					t.Errorf("%s: image %q, want memcached:1", s.name, got)
+				}
+				if got := ptr.Deref(live.Spec.Replicas, 0); got != mc.Spec.Size {
+					t.Errorf("%s: replicas %d, want %d", s.name, got, mc.Spec.Size)
+				}
+				if got := live.Spec.Template.Spec.Containers[0].Lifecycle != nil; got == drops {
+					t.Errorf("%s: returned object has a lifecycle: %v, the server dropping it: %v", s.name, got, drops)
+				}
+			}
+		})
+	}
+}
