@@ -20,15 +20,18 @@ COPY *.go ./
 COPY api/ api/
 COPY controllers/ controllers/
 COPY internal/ internal/
+COPY cmd/ cmd/
 
 # No -a (rebuild every package): this stage has no stale build output to avoid, and -a would defeat
 # a Go build cache mounted at /root/.cache/go-build (`make docker-build` with buildah mounts one).
-RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} go build -o manager .
+# The manager, and the certificate reloader that memcached pods with spec.tls run as a sidecar.
+RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} go build -o manager . && \
+    CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} go build -o cert-reloader ./cmd/cert-reloader
 
-# distroless static, non-root (uid 65532): the manager needs nothing else.
+# distroless static, non-root (uid 65532): the manager and the reloader need nothing else.
 FROM ${BASE_IMAGE}
 WORKDIR /
-COPY --from=builder /workspace/manager .
+COPY --from=builder /workspace/manager /workspace/cert-reloader ./
 USER 65532:65532
 
 ENTRYPOINT ["/manager"]

@@ -61,8 +61,8 @@ const (
 	// relatedImageExporterEnv holds the default memcached_exporter image (spec.monitoring), listed
 	// in spec.relatedImages the same way; resources.DefaultExporterImage when unset.
 	relatedImageExporterEnv = "RELATED_IMAGE_MEMCACHED_EXPORTER"
-	// relatedImageCertReloaderEnv holds the operator's own image, which runs the certificate
-	// reloader sidecar of pods with spec.tls (resources.Options.CertReloaderImage); the shipped
+	// relatedImageCertReloaderEnv holds the operator's own image, whose /cert-reloader runs as the
+	// certificate reloader sidecar of pods with spec.tls (resources.Options.CertReloaderImage); the shipped
 	// manifests set it to the manager container's image (config/manager), so OLM lists it in
 	// spec.relatedImages as well.
 	relatedImageCertReloaderEnv = "RELATED_IMAGE_CERT_RELOADER"
@@ -119,9 +119,6 @@ func applyGCPercent(lookupEnv func(string) (string, bool)) string {
 }
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == reloadCertsCommand {
-		os.Exit(reloadCerts(os.Args[2:]))
-	}
 	gogc := applyGCPercent(os.LookupEnv)
 	var s settings
 	flag.StringVar(&s.metricsAddr, "metrics-bind-address", ":8443",

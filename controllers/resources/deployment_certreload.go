@@ -27,7 +27,7 @@ import (
 )
 
 // Certificate renewals in place. With spec.tls, each pod runs a small sidecar from the operator's
-// own image (the manager binary's reload-certs command, internal/certreload) that reads the
+// own image (its /cert-reloader binary, cmd/cert-reloader and internal/certreload) that reads the
 // mounted TLS files every few seconds and sends memcached's refresh_certs command over the pod's
 // loopback listener when they change, so a renewed certificate reaches every running server
 // without a restart and the cache stays warm. The TLS data is then left out of the pod template's
@@ -38,8 +38,8 @@ import (
 const (
 	// CertReloaderContainerName is the name of the certificate reloader sidecar.
 	CertReloaderContainerName = "cert-reloader"
-	// certReloaderCommand is the operator image's entrypoint and its reloader command.
-	certReloaderCommand = "/manager"
+	// certReloaderCommand is the reloader's binary in the operator's image (Dockerfile).
+	certReloaderCommand = "/cert-reloader"
 	// CertReloaderInterval is how often the reloader reads the files. The kubelet writes an
 	// updated Secret into the pod at its next sync of the pod (within about a minute,
 	// its --sync-frequency, plus its watch's delay), so a renewal reaches memcached within that
@@ -47,9 +47,9 @@ const (
 	CertReloaderInterval = "5s"
 	// certReloaderMemoryRequest and certReloaderMemoryLimit bound the reloader's memory: it idles
 	// between reads of three small files; what it holds is the manager binary's pages it touched
-	// and the Go runtime (RSS measured in docs/user-guide.md's TLS section).
-	certReloaderMemoryRequest = "16Mi"
-	certReloaderMemoryLimit   = "64Mi"
+	// and the Go runtime: 4.4 MiB resident measured idle (cmd/cert-reloader).
+	certReloaderMemoryRequest = "8Mi"
+	certReloaderMemoryLimit   = "32Mi"
 )
 
 // certReloadEnabled reports whether mc's pods run the certificate reloader: with spec.tls, when
@@ -70,7 +70,6 @@ func certReloaderContainers(mc *cachev1alpha1.Memcached, opts Options) []corev1.
 		return nil
 	}
 	args := []string{
-		"reload-certs",
 		"--dir=" + tlsDir,
 		"--address=" + loopbackAddress,
 		"--interval=" + CertReloaderInterval,

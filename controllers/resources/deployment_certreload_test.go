@@ -45,10 +45,10 @@ func TestCertReloaderContainer(t *testing.T) {
 		"no tls":                 {mc: fixture.Defaulted("c", fixture.WithAuth("u", "")), opts: withImage},
 		"tls, no operator image": {mc: fixture.Defaulted("c", fixture.WithTLS("t")), opts: Options{}},
 		"tls": {mc: fixture.Defaulted("c", fixture.WithTLS("t")), opts: withImage,
-			wantReloader: []string{"reload-certs", "--dir=/etc/memcached/tls", "--address=127.0.0.1:11212", "--interval=5s"},
+			wantReloader: []string{"--dir=/etc/memcached/tls", "--address=127.0.0.1:11212", "--interval=5s"},
 			wantMounts:   []string{"memcached-tls:/etc/memcached/tls"}, wantLoopback: true},
 		"tls and auth": {mc: fixture.Defaulted("c", fixture.WithTLS("t"), fixture.WithAuth("u", "")), opts: withImage,
-			wantReloader: []string{"reload-certs", "--dir=/etc/memcached/tls", "--address=127.0.0.1:11212", "--interval=5s", "--auth-file=/etc/memcached/auth/authfile"},
+			wantReloader: []string{"--dir=/etc/memcached/tls", "--address=127.0.0.1:11212", "--interval=5s", "--auth-file=/etc/memcached/auth/authfile"},
 			wantMounts:   []string{"memcached-tls:/etc/memcached/tls", "memcached-auth:/etc/memcached/auth"}, wantLoopback: true},
 		"tls and monitoring, no operator image: the exporter's listener": {
 			mc:           fixture.Defaulted("c", fixture.WithTLS("t"), func(mc *cachev1alpha1.Memcached) { mc.Spec.Monitoring.Enabled = ptr.To(true) }),
@@ -68,7 +68,7 @@ func TestCertReloaderContainer(t *testing.T) {
 				}
 				c := pod.Containers[i]
 				fixture.Expect(t, "image", c.Image, reloaderImage)
-				fixture.Expect(t, "command", c.Command, []string{"/manager"})
+				fixture.Expect(t, "command", c.Command, []string{"/cert-reloader"})
 				fixture.Expect(t, "args", c.Args, tc.wantReloader)
 				var mounts []string
 				for _, m := range c.VolumeMounts {

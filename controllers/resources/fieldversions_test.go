@@ -53,7 +53,7 @@ func fieldSpecs() map[string]struct {
 	mc   *cachev1alpha1.Memcached
 	opts Options
 } {
-	opts := Options{DefaultImage: testImage, DefaultExporterImage: DefaultExporterImage}
+	opts := Options{DefaultImage: testImage, DefaultExporterImage: DefaultExporterImage, CertReloaderImage: "registry.example.com/memcached-operator:v1"}
 	proxied := opts
 	proxied.ProxyEnv = []corev1.EnvVar{{Name: "HTTPS_PROXY", Value: "http://proxy.example.com:3128"}}
 	platformUIDs := opts
@@ -152,7 +152,7 @@ func writtenPaths(t *testing.T) (paths, goNames map[string]bool) {
 		if errs := s.mc.Validate(); len(errs) > 0 {
 			t.Fatalf("spec %q is invalid: %v", name, errs.ToAggregate())
 		}
-		for _, d := range DesiredState(s.mc, s.opts, "0123abcd", nil) {
+		for _, d := range DesiredState(s.mc, s.opts, SecretHashes{All: "0123abcd", NotTLS: "4567"}, nil) {
 			if !d.Absent {
 				setPaths(d.Kind, reflect.ValueOf(d.Object), paths, goNames)
 			}
