@@ -98,9 +98,15 @@ for v in "${versions[@]}"; do
   [ -f "$csv" ] && [ -f "$dir/bundle.Dockerfile" ] || die "$v has no bundle/ or bundle.Dockerfile"
   cp "$csv" "$work/csv-$v.orig"
   sed -i -e "s#$public_repo:v$v\$#$operator#" -e "s#$public_memcached\$#$memcached#" "$csv"
+  # The operator's image is named by the Deployment and the containerImage annotation, and from the
+  # release with the certificate reloader also by RELATED_IMAGE_CERT_RELOADER and relatedImages;
+  # the memcached image by RELATED_IMAGE_MEMCACHED and relatedImages. Every one of them, and nothing
+  # else, is rewritten.
+  ops=$(grep -c "$public_repo:v$v\$" "$work/csv-$v.orig" || true)
   changed=$(diff "$work/csv-$v.orig" "$csv" | grep -c '^>' || true)
-  [ "$changed" = 4 ] && [ "$(grep -c "$operator" "$csv")" = 2 ] && [ "$(grep -c "$memcached" "$csv")" = 2 ] ||
-    die "$v: expected 2 operator and 2 memcached image references in the CSV, the rewrite changed $changed lines"
+  { [ "$ops" = 2 ] || [ "$ops" = 4 ]; } && [ "$changed" = $((ops + 2)) ] && [ "$(grep -c "$operator" "$csv")" = "$ops" ] &&
+    [ "$(grep -c "$memcached" "$csv")" = 2 ] && ! grep -q "$public_repo:" "$csv" ||
+    die "$v: expected 2 or 4 operator and 2 memcached image references in the CSV, the rewrite changed $changed lines"
   ref=$registry/memcached-operator-bundle:v$v
   inputs=$( (cd "$dir" && find bundle bundle.Dockerfile -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) | sha256sum | cut -c1-64)
   if [ "$(skopeo inspect --tls-verify=false --format '{{index .Labels "local.inputs"}}' "docker://$ref" 2>/dev/null)" = "$inputs" ]; then
