@@ -158,8 +158,8 @@ func checkSecretData(mc *cachev1alpha1.Memcached, secrets map[string]*corev1.Sec
 // content (TestAuthFileReadByRealMemcached) and against 1.6.38 (the default image) by reading its
 // source (its Alpine image's musl fgets reads lines as glibc's does): the two differ only in the
 // one-line file, where 1.6.32 gave the reader its last byte.
-// The rule refuses three things memcached reads as meant or ignores: a one-line file ending in a
-// lone \r, a 255-byte line that is the last one, and anything after the 8th entry.
+// The rule refuses three things memcached reads as meant: a one-line file ending in a lone \r, a
+// last line of 255 bytes before its \n, and an empty line after the 8th entry (never read).
 func authFileErrors(data []byte) string {
 	lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
 	finalNewline := bytes.HasSuffix(data, []byte("\n"))
