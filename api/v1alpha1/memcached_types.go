@@ -494,8 +494,8 @@ type TLSClientCA struct {
 // user and password before any other command.
 type AuthSpec struct {
 	// SecretName names a Secret in the Memcached's namespace whose key (see key) holds memcached's
-	// auth file: one "user:password" per line, 1 to 8 lines (memcached reads no more), neither part
-	// empty nor containing spaces, the user no colon. The pods mount only that key, read-only;
+	// auth file: 1 to 8 "user:password" lines, neither part empty nor holding a space (exact rules:
+	// docs/user-guide.md). The pods mount only that key, read-only;
 	// the credentials appear in no argument, environment variable or status.
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`

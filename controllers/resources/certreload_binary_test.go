@@ -38,6 +38,33 @@ import (
 	"github.com/example/memcached-operator/internal/certreload"
 )
 
+// currItems returns the curr_items of `stats` from memcached's plain-text listener addr,
+// authenticating with auth ("user password") when it is not empty.
+func currItems(t *testing.T, addr, auth string) string {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(2 * time.Second))
+	if auth != "" {
+		fmt.Fprintf(c, "set auth 0 0 %d\r\n%s\r\n", len(auth), auth)
+	}
+	fmt.Fprint(c, "stats\r\n")
+	sc := bufio.NewScanner(c)
+	for sc.Scan() {
+		if f := strings.Fields(sc.Text()); len(f) == 3 && f[1] == "curr_items" {
+			return f[2]
+		}
+		if sc.Text() == "END" {
+			break
+		}
+	}
+	t.Fatalf("no curr_items in the stats of %s", addr)
+	return ""
+}
+
 // publish writes files into dir the way the kubelet updates a Secret volume: into a new
 // timestamped directory, then one rename of the ..data symlink, each file a symlink through it.
 func publish(t *testing.T, dir string, files map[string][]byte) {
@@ -126,24 +153,19 @@ func TestCertificateRenewalReachesRealMemcached(t *testing.T) {
 			gen1, gen2 := gen(1), gen(2)
 			publish(t, tlsPath, files(gen1))
 
-			port, loopback := freePort(t), freePort(t)
+			// The builder's arguments with the mounted directories and the loopback listener's port
+			// replaced (startMemcached binds the listener on every address to 127.0.0.1).
+			loopback := "127.0.0.1:" + strconv.Itoa(freePort(t))
 			var args []string
 			for _, a := range MemcachedArgs(mc, Options{CertReloaderImage: "operator"}) {
 				a = strings.ReplaceAll(a, tlsDir, tlsPath)
 				a = strings.ReplaceAll(a, authDir, authPath)
-				a = strings.ReplaceAll(a, "*:11211", "127.0.0.1:"+strconv.Itoa(port))
-				args = append(args, strings.ReplaceAll(a, loopbackAddress, "127.0.0.1:"+strconv.Itoa(loopback)))
+				args = append(args, strings.ReplaceAll(a, loopbackAddress, loopback))
 			}
-			if os.Geteuid() == 0 {
-				args = append(args, "-u", "nobody")
+			proc, err := startMemcached(t, bin, args)
+			if err != nil {
+				t.Fatal(err)
 			}
-			cmd := exec.Command(bin, args...)
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatalf("start memcached %q: %v", args, err)
-			}
-			t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 
 			var mu sync.Mutex
 			var logs []string
@@ -155,13 +177,13 @@ func TestCertificateRenewalReachesRealMemcached(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			t.Cleanup(cancel)
-			cfg := certreload.Config{Dir: tlsPath, Address: "127.0.0.1:" + strconv.Itoa(loopback), Interval: interval}
+			cfg := certreload.Config{Dir: tlsPath, Address: loopback, Interval: interval}
 			if auth != "" {
 				cfg.AuthFile = filepath.Join(authPath, "authfile")
 			}
 			go func() { _ = certreload.Run(ctx, cfg, log) }()
 
-			addr := "127.0.0.1:" + strconv.Itoa(port)
+			addr := proc.addr
 			client := func(g generation) *tls.Config {
 				pair, err := tls.X509KeyPair(g.clientCert, g.clientKey)
 				if err != nil {
@@ -196,7 +218,7 @@ func TestCertificateRenewalReachesRealMemcached(t *testing.T) {
 				for !cond() {
 					if time.Since(start) > 5*time.Second {
 						mu.Lock()
-						t.Fatalf("%s: not within 5 s; reloader logs:\n%s\nmemcached stderr: %s", what, strings.Join(logs, "\n"), stderr.String())
+						t.Fatalf("%s: not within 5 s; reloader logs:\n%s\nmemcached stderr: %s", what, strings.Join(logs, "\n"), proc.Stderr())
 					}
 					time.Sleep(20 * time.Millisecond)
 				}
@@ -207,7 +229,7 @@ func TestCertificateRenewalReachesRealMemcached(t *testing.T) {
 				return err == nil && cn == "gen1.cache.example" && ans == "STORED"
 			})
 			waitFor("the reloader's first refresh", func() bool { return logged("memcached reloaded its certificate") })
-			pid := cmd.Process.Pid
+			items := currItems(t, loopback, auth)
 
 			publish(t, tlsPath, files(gen2))
 			took := waitFor("the renewed certificate served", func() bool {
@@ -218,8 +240,8 @@ func TestCertificateRenewalReachesRealMemcached(t *testing.T) {
 			if _, ans, err := served(gen2, "get kept\r\n"); err != nil || ans != "VALUE kept 0 5" {
 				t.Errorf("key written before the renewal: %q %v, want it kept", ans, err)
 			}
-			if cmd.ProcessState != nil || cmd.Process.Pid != pid {
-				t.Errorf("memcached restarted")
+			if got := currItems(t, loopback, auth); got != items {
+				t.Errorf("memcached's curr_items went from %s to %s across the renewal", items, got)
 			}
 			if mc.Spec.TLS.ClientCA != nil {
 				if _, ans, err := served(gen1, "version\r\n"); err == nil && strings.HasPrefix(ans, "VERSION") {

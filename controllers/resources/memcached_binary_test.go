@@ -18,12 +18,15 @@ package resources
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -73,28 +76,13 @@ func TestArgsAcceptedByRealMemcached(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			port := freePort(t)
-			args := MemcachedArgs(tc.mc, Options{})
-			for i := range args {
-				if args[i] == "-p" {
-					args[i+1] = strconv.Itoa(port) // the builder's port is 11211; use a free one here
-				}
-			}
-			args = append(args, "-l", "127.0.0.1")
-			if os.Geteuid() == 0 {
-				args = append(args, "-u", "nobody") // memcached refuses to run as root without -u
-			}
-			cmd := exec.Command(bin, args...)
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatalf("start memcached %q: %v", args, err)
-			}
-			defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-
-			settings, err := statsSettings(fmt.Sprintf("127.0.0.1:%d", port), 5*time.Second)
+			p, err := startMemcached(t, bin, MemcachedArgs(tc.mc, Options{}))
 			if err != nil {
-				t.Fatalf("memcached %q did not serve: %v; stderr: %s", args, err, stderr.String())
+				t.Fatal(err)
+			}
+			settings, err := statsSettings(p.addr, 5*time.Second)
+			if err != nil {
+				t.Fatalf("memcached did not serve: %v; stderr: %s", err, p.Stderr())
 			}
 			for k, v := range tc.want {
 				if settings[k] != v {
@@ -113,6 +101,87 @@ func freePort(t *testing.T) int {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
+}
+
+// memcachedProcess is a memcached that startMemcached started: its address and what it wrote to
+// stderr.
+type memcachedProcess struct {
+	addr   string
+	mu     sync.Mutex
+	stderr bytes.Buffer
+}
+
+// Write collects memcached's stderr (exec copies it from another goroutine).
+func (p *memcachedProcess) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stderr.Write(b)
+}
+
+// Stderr returns what memcached wrote to stderr so far.
+func (p *memcachedProcess) Stderr() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stderr.String()
+}
+
+// startMemcached starts bin with args on a free loopback port (the builder's -p 11211 replaced, its
+// listener on every address, -l *:11211, bound to 127.0.0.1 at that port instead, or -l 127.0.0.1
+// added when it has none, and -u nobody when run as root, which memcached requires), killed at
+// t.Cleanup, and returns once it accepts connections. The error, with memcached's stderr, says
+// that it exited first (as it does on a malformed -Y file) or did not listen within 5s.
+func startMemcached(t *testing.T, bin string, args []string) (*memcachedProcess, error) {
+	t.Helper()
+	port := freePort(t)
+	args = slices.Clone(args)
+	everyAddress := "*:" + strconv.Itoa(cachev1alpha1.DefaultPort)
+	for i := range args {
+		switch args[i] {
+		case "-p":
+			args[i+1] = strconv.Itoa(port)
+		case everyAddress:
+			args[i] = "127.0.0.1:" + strconv.Itoa(port)
+		}
+	}
+	if !slices.Contains(args, "127.0.0.1:"+strconv.Itoa(port)) {
+		args = append(args, "-l", "127.0.0.1")
+	}
+	if os.Geteuid() == 0 {
+		args = append(args, "-u", "nobody")
+	}
+	p := &memcachedProcess{addr: fmt.Sprintf("127.0.0.1:%d", port)}
+	cmd := exec.Command(bin, args...)
+	cmd.Stderr = p
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start memcached %q: %w", args, err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	done := false
+	t.Cleanup(func() {
+		if !done {
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	})
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		select {
+		case err := <-exited:
+			done = true
+			return nil, fmt.Errorf("memcached %q exited (%v): %s", args, err, p.Stderr())
+		default:
+		}
+		c, err := net.DialTimeout("tcp", p.addr, time.Second)
+		if err == nil {
+			c.Close()
+			return p, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("memcached %q did not listen on %s: %v; stderr: %s", args, p.addr, err, p.Stderr())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // statsSettings dials addr until it answers (or the deadline passes) and returns `stats settings`.

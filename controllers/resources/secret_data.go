@@ -35,12 +35,13 @@ import (
 // it (secretsHash), checked as memcached would load it, and hashed into the pod template
 // (deployment_secrets.go puts the files into the pods).
 
-// memcached's limits on its auth file (authfile.c MAX_ENTRIES and MAX_ENTRY_LEN, memcached 1.6):
-// it reads at most maxAuthEntries lines (the rest silently ignored) with fgets into 256 bytes (a
-// longer line is split in two).
+// memcached's limits on its auth file (authfile.c, MAX_ENTRIES and MAX_ENTRY_LEN 256): it keeps
+// the first maxAuthEntries entries and ignores the rest of the file; it reads each line with fgets
+// into 256 bytes, so at most maxAuthLine bytes with the line ending, and a longer line is cut
+// there and ends the file.
 const (
 	maxAuthEntries = 8
-	maxAuthLine    = 254
+	maxAuthLine    = 255
 )
 
 // SecretError is a Secret that spec.tls or spec.auth names and the pods cannot use: it is missing
@@ -164,26 +165,56 @@ func checkSecretData(mc *cachev1alpha1.Memcached, secrets map[string]*corev1.Sec
 	return nil
 }
 
-// authFileErrors says why data is not an auth file memcached reads as written ("" when it is):
-// 1 to maxAuthEntries lines "user:password" ending in \n or \r\n, at most maxAuthLine bytes each,
-// user and password non-empty and without spaces (clients send "user password"), the user without
-// a colon. memcached itself refuses a line without a colon and silently ignores or splits what
-// exceeds its limits. The message never quotes the data.
+// authFileErrors says why data is not an auth file memcached reads as the user meant ("" when it
+// is), naming the line, never quoting the data. memcached (authfile.c) takes each line's user up to
+// its first ':' and the password up to the first \r, \n or NUL; a client authenticates with a set
+// whose data is "<user> <password>", split at spaces (proto_text.c), so no client can send an empty
+// part or one holding a space. Bytes are compared as they are: any encoding works, tabs too, and
+// each line of a user repeated on several lines is a password that works. The rule:
+//   - 1 to maxAuthEntries lines, each ending in \n or \r\n (the last may end in neither);
+//     memcached ignores the lines after the 8th, exits on an empty line, and ends a line at a
+//     lone \r and ignores what follows it on that line;
+//   - each at most maxAuthLine bytes with its ending (254 before \n, 253 before \r\n): a longer
+//     one is cut and ends the file, or its \n is read as an empty line;
+//   - each "user:password", both non-empty, no space, \r or NUL inside, not starting with a UTF-8
+//     byte-order mark (an editor's, which memcached would take as part of the user).
+//
+// Checked against memcached 1.6.18 (Debian's, our local image) by running it over every class of
+// content (TestAuthFileReadByRealMemcached) and against 1.6.38 (the default image) by reading its
+// source (its Alpine image's musl fgets reads lines as glibc's does): the two differ only in a file
+// of one line, where 1.6.32 gave the reader its last byte. The rule follows the default image and
+// accepts such a file without a final \n or ending in \r\n (what `kubectl create secret
+// --from-literal` makes, and what earlier releases of the operator accepted); memcached before
+// 1.6.32 drops the last byte of the first, and reads the \n of the second as an empty line and
+// exits (the docs say so for users of spec.image).
+// The rule refuses two things memcached reads as meant: a last line of 255 bytes before its \n,
+// and an empty line after the 8th entry (never read).
 func authFileErrors(data []byte) string {
 	lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+	finalNewline := bytes.HasSuffix(data, []byte("\n"))
 	if len(lines) > maxAuthEntries {
 		return fmt.Sprintf("has %d lines; memcached reads at most %d", len(lines), maxAuthEntries)
 	}
 	for i, l := range lines {
+		n := len(l)
+		if i < len(lines)-1 || finalNewline {
+			n++ // the \n
+		}
 		l = bytes.TrimSuffix(l, []byte("\r"))
 		user, pass, ok := bytes.Cut(l, []byte(":"))
 		switch {
-		case len(l) > maxAuthLine:
-			return fmt.Sprintf("line %d is longer than %d bytes", i+1, maxAuthLine)
-		case !ok || len(user) == 0 || len(pass) == 0:
+		case n > maxAuthLine:
+			return fmt.Sprintf("line %d is longer than %d bytes with its line ending", i+1, maxAuthLine)
+		case bytes.HasPrefix(l, []byte("\ufeff")):
+			return fmt.Sprintf("line %d starts with a UTF-8 byte-order mark", i+1)
+		case bytes.ContainsAny(l, "\r\x00"):
+			return fmt.Sprintf("line %d has a carriage return or NUL byte before its end", i+1)
+		case !ok:
 			return fmt.Sprintf("line %d is not user:password", i+1)
-		case bytes.ContainsAny(l, " \t\r\x00"):
-			return fmt.Sprintf("line %d has a space, tab, carriage return or NUL", i+1)
+		case len(user) == 0 || len(pass) == 0:
+			return fmt.Sprintf("line %d has an empty user or password, which no client can send", i+1)
+		case bytes.ContainsRune(l, ' '):
+			return fmt.Sprintf("line %d has a space, which no client can send in a user or password", i+1)
 		}
 	}
 	return ""

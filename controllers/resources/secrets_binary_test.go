@@ -25,7 +25,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -117,46 +116,20 @@ func TestSecretArgsAcceptedByRealMemcached(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			port := freePort(t)
 			var args []string
 			for _, a := range MemcachedArgs(tc.mc, Options{}) {
 				a = strings.ReplaceAll(a, tlsDir, filepath.Join(dir, "tls"))
 				args = append(args, strings.ReplaceAll(a, authDir, filepath.Join(dir, "auth")))
 			}
-			for i := range args {
-				if args[i] == "-p" {
-					args[i+1] = strconv.Itoa(port)
-				}
-			}
-			args = append(args, "-l", "127.0.0.1")
-			if os.Geteuid() == 0 {
-				args = append(args, "-u", "nobody")
-			}
-			cmd := exec.Command(bin, args...)
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatalf("start memcached %q: %v", args, err)
-			}
-			defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-			addr := fmt.Sprintf("127.0.0.1:%d", port)
-			deadline := time.Now().Add(5 * time.Second)
-			for {
-				c, err := net.DialTimeout("tcp", addr, time.Second)
-				if err == nil {
-					c.Close()
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("memcached %q did not listen: %v; stderr: %s", args, err, stderr.String())
-				}
-				time.Sleep(50 * time.Millisecond)
+			p, err := startMemcached(t, bin, args)
+			if err != nil {
+				t.Fatal(err)
 			}
 			for what, a := range tc.attempts {
-				answer, err := versionOver(addr, a.tls, a.auth)
+				answer, err := versionOver(p.addr, a.tls, a.auth)
 				t.Logf("%s: %q %v", what, answer, err)
 				if got := err == nil && strings.HasPrefix(answer, "VERSION "); got != a.accepted {
-					t.Errorf("%s: accepted = %v, want %v (answer %q, error %v; memcached stderr: %s)", what, got, a.accepted, answer, err, stderr.String())
+					t.Errorf("%s: accepted = %v, want %v (answer %q, error %v; memcached stderr: %s)", what, got, a.accepted, answer, err, p.Stderr())
 				}
 			}
 		})

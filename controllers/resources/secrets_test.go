@@ -193,28 +193,43 @@ func TestCheckSecretData(t *testing.T) {
 	}
 }
 
+// TestAuthFileErrors checks each branch of the rule without memcached;
+// TestAuthFileReadByRealMemcached checks the rule against memcached itself.
 func TestAuthFileErrors(t *testing.T) {
 	tests := map[string]struct {
 		data string
 		want string
 	}{
-		"one line":                  {data: "app:pw"},
-		"newline at the end":        {data: "app:pw\n"},
-		"CRLF":                      {data: "a:1\r\nb:2\r\n"},
-		"8 lines":                   {data: strings.Repeat("a:b\n", 8)},
-		"9 lines":                   {data: strings.Repeat("a:b\n", 9), want: "has 9 lines; memcached reads at most 8"},
-		"colon in password":         {data: "a:b:c"},
-		"no colon":                  {data: "a\n", want: "line 1 is not user:password"},
-		"empty user":                {data: ":pw", want: "line 1 is not user:password"},
-		"empty password":            {data: "a:", want: "line 1 is not user:password"},
-		"blank line":                {data: "a:b\n\nc:d\n", want: "line 2 is not user:password"},
-		"space in password":         {data: "a:b c", want: "line 1 has a space, tab, carriage return or NUL"},
-		"line of 254 bytes":         {data: "a:" + strings.Repeat("p", 252)},
-		"line of 255 bytes":         {data: "a:" + strings.Repeat("p", 253), want: "line 1 is longer than 254 bytes"},
-		"two newlines at the end":   {data: "a:b\n\n", want: "line 2 is not user:password"},
-		"carriage return mid-line":  {data: "a:b\rc", want: "line 1 has a space, tab, carriage return or NUL"},
-		"tab in user":               {data: "a\tb:c", want: "line 1 has a space, tab, carriage return or NUL"},
-		"second line without colon": {data: "a:b\nc", want: "line 2 is not user:password"},
+		"one line":                    {data: "app:pw\n"},
+		"one line, no newline":        {data: "app:pw", want: ""},
+		"one line, CRLF":              {data: "app:pw\r\n", want: ""},
+		"one line, lone CR":           {data: "app:pw\r", want: ""},
+		"two lines, no final newline": {data: "a:1\nb:2"},
+		"CRLF":                        {data: "a:1\r\nb:2\r\n"},
+		"CRLF, the last without":      {data: "a:1\r\nb:2"},
+		"8 lines":                     {data: strings.Repeat("a:b\n", 8)},
+		"9 lines":                     {data: strings.Repeat("a:b\n", 9), want: "has 9 lines; memcached reads at most 8"},
+		"colon in password":           {data: "a:b:c\n"},
+		"no colon":                    {data: "a\n", want: "line 1 is not user:password"},
+		"empty user":                  {data: ":pw\n", want: "line 1 has an empty user or password, which no client can send"},
+		"empty password":              {data: "a:\n", want: "line 1 has an empty user or password, which no client can send"},
+		"blank line":                  {data: "a:b\n\nc:d\n", want: "line 2 is not user:password"},
+		"two newlines at the end":     {data: "a:b\n\n", want: "line 2 is not user:password"},
+		"space in password":           {data: "a:b c\n", want: "line 1 has a space, which no client can send in a user or password"},
+		"tab in user and password":    {data: "a\tb:c\td\n"},
+		"non-ASCII bytes":             {data: "jos\xe9:contrase\xf1a\n\u65e5:\u672c\n"},
+		"byte-order mark":             {data: "\ufeffa:b\n", want: "line 1 starts with a UTF-8 byte-order mark"},
+		"254 bytes and LF":            {data: "a:" + strings.Repeat("p", 252) + "\nb:c\n"},
+		"255 bytes and LF":            {data: "a:" + strings.Repeat("p", 253) + "\nb:c\n", want: "line 1 is longer than 255 bytes with its line ending"},
+		"253 bytes and CRLF":          {data: "a:" + strings.Repeat("p", 251) + "\r\nb:c\r\n"},
+		"254 bytes and CRLF":          {data: "a:" + strings.Repeat("p", 252) + "\r\nb:c\r\n", want: "line 1 is longer than 255 bytes with its line ending"},
+		"255 bytes, last, no newline": {data: "b:c\na:" + strings.Repeat("p", 253)},
+		"256 bytes, last, no newline": {data: "b:c\na:" + strings.Repeat("p", 254), want: "line 2 is longer than 255 bytes with its line ending"},
+		"carriage return mid-line":    {data: "a:b\rc\n", want: "line 1 has a carriage return or NUL byte before its end"},
+		"NUL in the password":         {data: "a:b\x00c\n", want: "line 1 has a carriage return or NUL byte before its end"},
+		"second line without colon":   {data: "a:b\nc", want: "line 2 is not user:password"},
+		"one user, two passwords":     {data: "a:old\na:new\n"},
+		"byte-order mark on line 2":   {data: "a:b\n\ufeffc:d\n", want: "line 2 starts with a UTF-8 byte-order mark"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
