@@ -262,3 +262,94 @@ func TestCertificateRenewalReachesRealMemcached(t *testing.T) {
 		})
 	}
 }
+
+// The reloader's loop is quiet: while memcached is not answering it logs one error however many
+// times it retries; once memcached answers it sends refresh_certs once per change of the files
+// (none while they stay the same); a mismatched pair is logged once and never sent. A listener that
+// answers OK stands in for memcached here (the test above runs the real one).
+func TestCertReloaderIsQuiet(t *testing.T) {
+	dir := t.TempDir()
+	cert, key := fixture.KeyPair(t, "gen1")
+	publish(t, dir, map[string][]byte{"tls.crt": cert, "tls.key": key})
+
+	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	var mu sync.Mutex
+	var logs []string
+	count := func(s string) int {
+		mu.Lock()
+		defer mu.Unlock()
+		n := 0
+		for _, l := range logs {
+			if strings.Contains(l, s) {
+				n++
+			}
+		}
+		return n
+	}
+	log := funcr.New(func(_, line string) { mu.Lock(); logs = append(logs, line); mu.Unlock() }, funcr.Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		_ = certreload.Run(ctx, certreload.Config{Dir: dir, Address: addr, Interval: 10 * time.Millisecond}, log)
+	}()
+	time.Sleep(300 * time.Millisecond)
+	if n := count("Failed to reload"); n != 1 {
+		t.Fatalf("%d failure lines in 300 ms of retries every 10 ms, want 1", n)
+	}
+
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var sent sync.Map // command -> count
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			line, _ := bufio.NewReader(c).ReadString('\n')
+			n, _ := sent.LoadOrStore(line, new(int))
+			mu.Lock()
+			*n.(*int)++
+			mu.Unlock()
+			fmt.Fprint(c, "OK\r\n")
+			c.Close()
+		}
+	}()
+	refreshes := func() int {
+		n, ok := sent.Load("refresh_certs\r\n")
+		if !ok {
+			return 0
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return *n.(*int)
+	}
+	wait := func(what string, cond func() bool) {
+		t.Helper()
+		for start := time.Now(); !cond(); time.Sleep(5 * time.Millisecond) {
+			if time.Since(start) > 5*time.Second {
+				t.Fatalf("%s: not within 5 s", what)
+			}
+		}
+	}
+	wait("the first refresh once the server answers", func() bool { return refreshes() == 1 })
+	time.Sleep(200 * time.Millisecond)
+	if n := refreshes(); n != 1 {
+		t.Errorf("%d refreshes while the files did not change, want 1", n)
+	}
+
+	cert2, key2 := fixture.KeyPair(t, "gen2")
+	publish(t, dir, map[string][]byte{"tls.crt": cert2, "tls.key": key2})
+	wait("one refresh for the renewal", func() bool { return refreshes() == 2 })
+
+	cert3, _ := fixture.KeyPair(t, "gen3")
+	publish(t, dir, map[string][]byte{"tls.crt": cert3, "tls.key": key2})
+	wait("the mismatched pair reported", func() bool { return count("Not reloading") == 1 })
+	time.Sleep(200 * time.Millisecond)
+	if n, m := refreshes(), count("Not reloading"); n != 2 || m != 1 {
+		t.Errorf("after a mismatched pair: %d refreshes (want 2), %d reports (want 1)", n, m)
+	}
+}
