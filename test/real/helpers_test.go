@@ -19,12 +19,9 @@ limitations under the License.
 package real
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,23 +62,10 @@ const (
 )
 
 // runKubectl runs $KUBECTL with args against the suite's cluster, stdin as its standard input,
-// and returns its standard output and error separately. A call without deadline in ctx is bounded
-// by kubectlTimeout.
+// and returns its standard output and error separately (utils.Kubectl). A call without deadline in
+// ctx is bounded by kubectlTimeout.
 func runKubectl(ctx context.Context, stdin string, args ...string) (string, string, error) {
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, kubectlTimeout)
-		defer cancel()
-	}
-	cmd := exec.CommandContext(ctx, suite.kubectl, args...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+suite.kubeconfig)
-	if stdin != "" {
-		cmd.Stdin = strings.NewReader(stdin)
-	}
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	return out.String(), errOut.String(), err
+	return utils.Kubectl{Path: suite.kubectl, Kubeconfig: suite.kubeconfig, Timeout: kubectlTimeout}.Run(ctx, stdin, args...)
 }
 
 // kubectl runs $KUBECTL with args and fails the test when it exits non-zero.
