@@ -95,15 +95,20 @@ func certReloaderContainers(mc *cachev1alpha1.Memcached, opts Options) []corev1.
 	}}
 }
 
-// deploymentUpdate returns DeploymentNeedsUpdate and UpdateDeployment for mc, with one more
-// accepted form of the live pod template when mc's pods get the certificate reloader: the template
-// an operator without the reloader built (no sidecar, no loopback listener unless monitoring needs
-// it, every Secret's data in the hash). While the live template is still that one, it is what the
-// Deployment is compared with and updated to, so an operator upgrade restarts no memcached server
-// and a change outside the template (a scale) rolls none either. The pods gain the reloader at
-// their next roll: a change of the pod template's inputs in the spec, or the first renewal after
-// the upgrade (the old form's hash covers the certificate, so it rolls as it did before); renewals
-// after that are applied in place.
+// deploymentUpdate returns DeploymentNeedsUpdate and UpdateDeployment for mc, accepting two more
+// forms of the live pod template when mc's pods get the certificate reloader, so that an operator
+// upgrade restarts no memcached server:
+//   - the template an operator without the reloader built (no sidecar, no loopback listener unless
+//     monitoring needs it, every Secret's data in the hash);
+//   - the template with the reloader of another operator release (its image is the operator's,
+//     which changes with every release).
+//
+// While the live template is one of those and nothing else in it differs, it is what the
+// Deployment is compared with and updated to, so a change outside the template (a scale) rolls no
+// pod either. The pods move to the desired template at their next roll for another reason: a
+// change of the template's inputs in the spec, an auth file change, or (for the first form) the
+// first renewal after the upgrade, which rolls them as it did before; renewals after that are
+// applied in place.
 func deploymentUpdate(mc *cachev1alpha1.Memcached, opts Options, hashes SecretHashes) (func(live, desired *appsv1.Deployment) bool, func(live, desired *appsv1.Deployment)) {
 	if !certReloadEnabled(mc, opts) {
 		return DeploymentNeedsUpdate, UpdateDeployment
@@ -116,8 +121,29 @@ func deploymentUpdate(mc *cachev1alpha1.Memcached, opts Options, hashes SecretHa
 		if templateMatches(&live.Spec.Template, &prior.Spec.Template) {
 			return prior
 		}
+		if img := reloaderImage(&live.Spec.Template.Spec); img != "" && img != opts.CertReloaderImage {
+			other := desired.DeepCopy()
+			for i := range other.Spec.Template.Spec.Containers {
+				if c := &other.Spec.Template.Spec.Containers[i]; c.Name == CertReloaderContainerName {
+					c.Image = img
+				}
+			}
+			if templateMatches(&live.Spec.Template, &other.Spec.Template) {
+				return other
+			}
+		}
 		return desired
 	}
 	return func(live, desired *appsv1.Deployment) bool { return DeploymentNeedsUpdate(live, target(live, desired)) },
 		func(live, desired *appsv1.Deployment) { UpdateDeployment(live, target(live, desired)) }
+}
+
+// reloaderImage returns the image of pod's certificate reloader container, "" without one.
+func reloaderImage(pod *corev1.PodSpec) string {
+	for _, c := range pod.Containers {
+		if c.Name == CertReloaderContainerName {
+			return c.Image
+		}
+	}
+	return ""
 }

@@ -28,13 +28,13 @@ import (
 	"github.com/example/memcached-operator/controllers/internal/fixture"
 )
 
-const reloaderImage = "registry.example.com/memcached-operator@sha256:0123"
+const testReloaderImage = "registry.example.com/memcached-operator@sha256:0123"
 
 // The reloader sidecar: only with spec.tls and a known operator image; the TLS files (and the auth
 // file with spec.auth) read-only, memcached's loopback listener, restricted security context; the
 // memcached container gains the loopback listener only when a sidecar needs it.
 func TestCertReloaderContainer(t *testing.T) {
-	withImage := Options{CertReloaderImage: reloaderImage}
+	withImage := Options{CertReloaderImage: testReloaderImage}
 	tests := map[string]struct {
 		mc           *cachev1alpha1.Memcached
 		opts         Options
@@ -67,7 +67,7 @@ func TestCertReloaderContainer(t *testing.T) {
 					t.Fatalf("no reloader container in %d containers", len(pod.Containers))
 				}
 				c := pod.Containers[i]
-				fixture.Expect(t, "image", c.Image, reloaderImage)
+				fixture.Expect(t, "image", c.Image, testReloaderImage)
 				fixture.Expect(t, "command", c.Command, []string{"/cert-reloader"})
 				fixture.Expect(t, "args", c.Args, tc.wantReloader)
 				var mounts []string
@@ -96,7 +96,7 @@ func TestCertReloaderContainer(t *testing.T) {
 // something outside the template (the size) changes; a change that rolls the pods anyway (a
 // renewal before the reloader runs, a spec change of the template) moves them to the reloader.
 func TestCertReloaderUpgrade(t *testing.T) {
-	opts := Options{DefaultImage: testImage, CertReloaderImage: reloaderImage}
+	opts := Options{DefaultImage: testImage, CertReloaderImage: testReloaderImage}
 	before := Options{DefaultImage: testImage}
 	hashes := SecretHashes{All: "cert-1+auth", NotTLS: "auth"}
 	mc := func(mutate ...func(*cachev1alpha1.Memcached)) *cachev1alpha1.Memcached {
@@ -113,7 +113,8 @@ func TestCertReloaderUpgrade(t *testing.T) {
 		mc           *cachev1alpha1.Memcached
 		hashes       SecretHashes
 		wantUpdate   bool
-		wantReloader bool // after the update (or as it is, without one)
+		wantReloader bool   // after the update (or as it is, without one)
+		wantImage    string // the reloader's image after it; "" for this release's
 	}{
 		"old form, nothing changed: kept":                            {live: deployment(mc(), before, hashes), mc: mc(), hashes: hashes},
 		"old form, scaled: kept, size updated":                       {live: deployment(mc(), before, hashes), mc: mc(func(m *cachev1alpha1.Memcached) { m.Spec.Size = 5 }), hashes: hashes, wantUpdate: true},
@@ -121,6 +122,15 @@ func TestCertReloaderUpgrade(t *testing.T) {
 		"old form, spec changes the template: rolls to the reloader": {live: deployment(mc(), before, hashes), mc: mc(func(m *cachev1alpha1.Memcached) { m.Spec.Memcached.Threads = 8 }), hashes: hashes, wantUpdate: true, wantReloader: true},
 		"new form, renewed: in place":                                {live: deployment(mc(), opts, hashes), mc: mc(), hashes: SecretHashes{All: "cert-2+auth", NotTLS: "auth"}, wantReloader: true},
 		"new form, auth file changed: rolls":                         {live: deployment(mc(), opts, hashes), mc: mc(), hashes: SecretHashes{All: "cert-1+auth2", NotTLS: "auth2"}, wantUpdate: true, wantReloader: true},
+		"another release's reloader: kept": {
+			live: deployment(mc(), Options{DefaultImage: testImage, CertReloaderImage: "registry.example.com/memcached-operator:v0.2.2"}, hashes),
+			mc:   mc(), hashes: hashes, wantReloader: true, wantImage: "registry.example.com/memcached-operator:v0.2.2"},
+		"another release's reloader, scaled: kept, size updated": {
+			live: deployment(mc(), Options{DefaultImage: testImage, CertReloaderImage: "registry.example.com/memcached-operator:v0.2.2"}, hashes),
+			mc:   mc(func(m *cachev1alpha1.Memcached) { m.Spec.Size = 5 }), hashes: hashes, wantUpdate: true, wantReloader: true, wantImage: "registry.example.com/memcached-operator:v0.2.2"},
+		"another release's reloader, template changed: this release's": {
+			live: deployment(mc(), Options{DefaultImage: testImage, CertReloaderImage: "registry.example.com/memcached-operator:v0.2.2"}, hashes),
+			mc:   mc(func(m *cachev1alpha1.Memcached) { m.Spec.Memcached.Threads = 8 }), hashes: hashes, wantUpdate: true, wantReloader: true},
 		"new form, reloader removed by hand: restored": {
 			live: func() *appsv1.Deployment {
 				d := deployment(mc(), opts, hashes)
@@ -145,6 +155,12 @@ func TestCertReloaderUpgrade(t *testing.T) {
 				}
 				if got := hasReloader(live); got != tc.wantReloader {
 					t.Errorf("reloader in the pod template = %v, want %v", got, tc.wantReloader)
+				}
+				if want := tc.wantImage; tc.wantReloader {
+					if want == "" {
+						want = testReloaderImage
+					}
+					fixture.Expect(t, "the reloader's image", reloaderImage(&live.Spec.Template.Spec), want)
 				}
 				fixture.Expect(t, "replicas", live.Spec.Replicas, desired.Spec.Replicas)
 			}

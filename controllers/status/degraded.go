@@ -186,6 +186,8 @@ func failureHint(mc *cachev1alpha1.Memcached, c *podview.ContainerStatus, term *
 			return fmt.Sprintf("check spec.image (%s)", img)
 		case resources.ExporterContainerName:
 			return "check spec.monitoring.image"
+		case resources.CertReloaderContainerName:
+			return "the certificate reloader runs the operator's own image (RELATED_IMAGE_CERT_RELOADER): make it pullable in this namespace, or unset that variable to roll the pods on a renewal instead"
 		}
 	}
 	if c.Name != resources.ContainerName || term == nil {

@@ -82,8 +82,12 @@ func Run(ctx context.Context, cfg Config, log logr.Logger) error {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 5 * time.Second
 	}
-	var loaded, reported [sha256.Size]byte
+	var loaded [sha256.Size]byte
+	// reported starts apart from every sum (a failed read's included), so the first problem is
+	// logged; once is the first refresh that memcached answered.
+	reported := [sha256.Size]byte{1}
 	var lastErr string
+	once := false
 	tick := time.NewTicker(cfg.Interval)
 	defer tick.Stop()
 	for {
@@ -96,12 +100,17 @@ func Run(ctx context.Context, cfg Config, log logr.Logger) error {
 			}
 		case sum != loaded:
 			if err := refresh(ctx, cfg); err != nil {
-				if err.Error() != lastErr {
+				switch {
+				case err.Error() == lastErr:
+				case !once:
+					// At the pod's start memcached may not listen yet: not an error.
+					log.Info("Waiting for memcached to take the certificate (retrying)", "address", cfg.Address, "reason", err.Error())
+				default:
 					log.Error(err, "Failed to reload the certificate; memcached keeps serving the one it has (retrying)", "address", cfg.Address)
-					lastErr = err.Error()
 				}
+				lastErr = err.Error()
 			} else {
-				loaded, reported, lastErr = sum, sum, ""
+				loaded, reported, lastErr, once = sum, sum, "", true
 				log.Info("memcached reloaded its certificate", "subject", files.subject, "notAfter", files.notAfter.UTC().Format(time.RFC3339), "serial", files.serial)
 			}
 		}
