@@ -142,7 +142,6 @@ func Object[T client.Object](ctx context.Context, c client.Client, reader client
 	if !o.NeedsUpdate(o.Live, o.Desired) {
 		return o.Live, Unchanged, nil
 	}
-	intent := intentOf(o.Desired)
 	base := o.Live.DeepCopyObject().(client.Object)
 	o.Update(o.Live, o.Desired)
 	merge := client.MergeFrom(base)
@@ -160,7 +159,8 @@ func Object[T client.Object](ctx context.Context, c client.Client, reader client
 	if o.NeedsUpdate(written, o.Desired) {
 		logf.FromContext(ctx).Info("The API server did not keep every field written (a field of a disabled feature gate, or one admission changed); not patching again until the object or its desired state changes",
 			o.Kind, klog.KObj(written))
-		rememberKept(written, intent)
+		// o.Update copied from o.Desired into o.Live and left o.Desired as it was.
+		rememberKept(written, intentOf(o.Desired))
 	}
 	return written, Updated, nil
 }

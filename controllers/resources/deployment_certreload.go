@@ -113,11 +113,19 @@ func deploymentUpdate(mc *cachev1alpha1.Memcached, opts Options, hashes SecretHa
 	if !certReloadEnabled(mc, opts) {
 		return DeploymentNeedsUpdate, UpdateDeployment
 	}
-	before := opts
-	before.CertReloaderImage = ""
-	prior := DesiredDeployment(mc, before)
-	SetSecretHash(&prior.Spec.Template, hashes.rollout(mc, before))
+	// The other forms are built only when the live template is not the desired one (after an
+	// upgrade, until the next roll): a steady-state reconcile builds nothing more.
+	var prior *appsv1.Deployment
 	target := func(live, desired *appsv1.Deployment) *appsv1.Deployment {
+		if templateMatches(&live.Spec.Template, &desired.Spec.Template) {
+			return desired
+		}
+		if prior == nil {
+			before := opts
+			before.CertReloaderImage = ""
+			prior = DesiredDeployment(mc, before)
+			SetSecretHash(&prior.Spec.Template, hashes.rollout(mc, before))
+		}
 		if templateMatches(&live.Spec.Template, &prior.Spec.Template) {
 			return prior
 		}
