@@ -116,6 +116,7 @@ type MemcachedReconciler struct {
 // +kubebuilder:rbac:groups=cache.example.com,resources=memcacheds/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=cache.example.com,resources=memcacheds/finalizers,verbs=update
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=apps,resources=statefulsets,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=core,resources=services,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=networking.k8s.io,resources=networkpolicies,verbs=get;list;watch;create;update;patch;delete
@@ -253,14 +254,19 @@ func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1
 		}
 	}
 
-	for _, d := range resources.DesiredState(mc, r.Options, secretHash, cache.RestoreDeployment) {
+	handover, err := r.handover(ctx, mc)
+	if err != nil {
+		obs.Err = errors.Join(obs.Err, err)
+		return
+	}
+	for _, d := range resources.DesiredState(mc, r.Options, secretHash, cache.RestoreDeployment, handover) {
 		// Only while the cluster serves the kind (monitoringKindWatch): without the CRD there is
 		// nothing to create, read or delete, and that is not an error.
 		if d.OptionalAPI && !r.monitoringKinds[d.Kind].Available() {
 			continue
 		}
 		if d.Absent {
-			r.deleteDisabled(ctx, mc, d.Kind, d.Object, obs)
+			r.deleteDisabled(ctx, mc, d.Kind, d.Object, d.DeleteReason, obs)
 			continue
 		}
 		live, res, err := d.Apply(ctx, r.Client, r.APIReader, r.Scheme, mc)
@@ -269,6 +275,10 @@ func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1
 		case *appsv1.Deployment:
 			if err == nil {
 				obs.Deployment = live
+			}
+		case *appsv1.StatefulSet:
+			if err == nil {
+				obs.StatefulSet = live
 			}
 		case *corev1.Service:
 			obs.ServiceOwned = err == nil
@@ -282,16 +292,11 @@ func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1
 func (r *MemcachedReconciler) observe(ctx context.Context, mc *cachev1alpha1.Memcached, obs *status.Observed) {
 	key := client.ObjectKey{Namespace: mc.Namespace, Name: resources.DeploymentName(mc)}
 	if !obs.Applied {
-		dep := &appsv1.Deployment{}
-		err := r.Get(ctx, key, dep)
-		if err == nil {
-			err = cache.RestoreDeployment(dep)
+		dep, sts, err := r.workloads(ctx, mc)
+		if err != nil {
+			obs.Err = errors.Join(obs.Err, err)
 		}
-		if err == nil && metav1.IsControlledBy(dep, mc) {
-			obs.Deployment = dep
-		} else if err != nil && !apierrors.IsNotFound(err) {
-			obs.Err = errors.Join(obs.Err, fmt.Errorf("failed to get Deployment %s: %w", key, err))
-		}
+		obs.Deployment, obs.StatefulSet = dep, sts
 		svc := &corev1.Service{}
 		if err := r.Get(ctx, key, svc); err == nil {
 			obs.ServiceOwned = metav1.IsControlledBy(svc, mc)
@@ -310,8 +315,47 @@ func (r *MemcachedReconciler) observe(ctx context.Context, mc *cachev1alpha1.Mem
 	obs.Pods = pods.Items
 }
 
-// deleteDisabled deletes an optional object of mc that its spec turned off.
-func (r *MemcachedReconciler) deleteDisabled(ctx context.Context, mc *cachev1alpha1.Memcached, kind string, obj client.Object, obs *status.Observed) {
+// workloads returns mc's Deployment and StatefulSet from the cache, each nil when it does not
+// exist or is not mc's.
+func (r *MemcachedReconciler) workloads(ctx context.Context, mc *cachev1alpha1.Memcached) (*appsv1.Deployment, *appsv1.StatefulSet, error) {
+	var errs error
+	dep := &appsv1.Deployment{}
+	key := client.ObjectKey{Namespace: mc.Namespace, Name: resources.DeploymentName(mc)}
+	err := r.Get(ctx, key, dep)
+	if err == nil {
+		err = cache.RestoreDeployment(dep)
+	}
+	if err != nil || !metav1.IsControlledBy(dep, mc) {
+		if err != nil && !apierrors.IsNotFound(err) {
+			errs = fmt.Errorf("failed to get Deployment %s: %w", key, err)
+		}
+		dep = nil
+	}
+	sts := &appsv1.StatefulSet{}
+	key.Name = resources.StatefulSetName(mc)
+	err = r.Get(ctx, key, sts)
+	if err != nil || !metav1.IsControlledBy(sts, mc) {
+		if err != nil && !apierrors.IsNotFound(err) {
+			errs = errors.Join(errs, fmt.Errorf("failed to get StatefulSet %s: %w", key, err))
+		}
+		sts = nil
+	}
+	return dep, sts, errs
+}
+
+// handover returns what exists of mc's two workloads, the input of a move between them
+// (resources.NewHandover).
+func (r *MemcachedReconciler) handover(ctx context.Context, mc *cachev1alpha1.Memcached) (resources.Handover, error) {
+	dep, sts, err := r.workloads(ctx, mc)
+	if err != nil {
+		return resources.Handover{}, err
+	}
+	return resources.NewHandover(mc, dep, sts), nil
+}
+
+// deleteDisabled deletes an optional object of mc that its spec turned off; reason ends the
+// event ("disabled in spec" when empty).
+func (r *MemcachedReconciler) deleteDisabled(ctx context.Context, mc *cachev1alpha1.Memcached, kind string, obj client.Object, reason string, obs *status.Observed) {
 	deleted, err := apply.DeleteIfOwned(ctx, r.Client, mc, kind, obj)
 	if err != nil {
 		obs.Err = errors.Join(obs.Err, err)
@@ -319,7 +363,10 @@ func (r *MemcachedReconciler) deleteDisabled(ctx context.Context, mc *cachev1alp
 	}
 	if deleted {
 		logf.FromContext(ctx).Info("Deleted disabled "+kind, kind, klog.KObj(obj))
-		r.Recorder.Eventf(mc, obj, corev1.EventTypeNormal, "Deleted", "Delete", "%s %s deleted: disabled in spec", kind, obj.GetName())
+		if reason == "" {
+			reason = "disabled in spec"
+		}
+		r.Recorder.Eventf(mc, obj, corev1.EventTypeNormal, "Deleted", "Delete", "%s %s deleted: %s", kind, obj.GetName(), reason)
 	}
 }
 
@@ -487,6 +534,7 @@ func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&cachev1alpha1.Memcached{}, builder.WithPredicates(pause, memcachedChanged)).
 		Watches(&cachev1alpha1.Memcached{}, enqueueAfter(itself), builder.WithPredicates(pause, memcachedUpdated)).
 		Watches(&appsv1.Deployment{}, enqueueAfter(controllerOf)).
+		Watches(&appsv1.StatefulSet{}, enqueueAfter(controllerOf)).
 		Watches(&corev1.Service{}, enqueueAfter(controllerOf)).
 		Watches(&policyv1.PodDisruptionBudget{}, enqueueAfter(controllerOf)).
 		Watches(&networkingv1.NetworkPolicy{}, enqueueAfter(controllerOf)).

@@ -107,11 +107,31 @@ const (
 	AntiAffinityHard AntiAffinityPreset = "Hard"
 )
 
+// ServerIdentity says what identifies a memcached server to clients: what names status.serverList
+// gives the servers and what happens to those names when a pod is replaced.
+// +kubebuilder:validation:Enum=Ephemeral;Stable
+type ServerIdentity string
+
+const (
+	// ServerIdentityEphemeral runs the servers in a Deployment: each pod is a new server, named
+	// after its pod IP (<ip-dashed>.<service>.<namespace>.svc), so a replaced pod comes back under a
+	// new name and a hashing client moves keys of other servers too. The behaviour of every release
+	// before serverIdentity existed, and the default.
+	ServerIdentityEphemeral ServerIdentity = "Ephemeral"
+	// ServerIdentityStable runs the servers in a StatefulSet under the headless Service: server i is
+	// <name>-<i>.<service>.<namespace>.svc for good. A replaced pod, a rollout or a node drain
+	// brings the server back under the same name and in the same place of status.serverList, so
+	// only that server's keys go cold; scaling adds or removes the highest-numbered servers.
+	// Requires spec.service.enabled.
+	ServerIdentityStable ServerIdentity = "Stable"
+)
+
 // MemcachedSpec is the desired state of a memcached cache: how many servers, which image, how each
 // server is tuned and where its pods are scheduled.
 //
 // Rules that relate fields across the spec (spec.auth with spec.memcached.extraArgs' -B,
-// spec.monitoring.enabled with spec.service.enabled and without spec.auth) are checked by the operator, not at admission
+// spec.monitoring.enabled with spec.service.enabled and without spec.auth, spec.serverIdentity
+// Stable with spec.service.enabled) are checked by the operator, not at admission
 // (Validate; the instance turns Degraded/InvalidSpec naming the field, with one Warning event):
 // a CEL rule on spec is a change of an existing field's x-kubernetes-validations, which OLM v1's
 // CRD upgrade-safety preflight refuses ("unhandled"), so adding one would block every OLM v1
@@ -198,6 +218,17 @@ type MemcachedSpec struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Priority Class Name",xDescriptors={"urn:alm:descriptor:io.kubernetes:PriorityClass","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	PriorityClassName string `json:"priorityClassName,omitempty"`
+
+	// ServerIdentity is what identifies each server to clients: Ephemeral (the default: a
+	// Deployment, servers named after their pod IPs) or Stable (a StatefulSet, servers named
+	// <name>-0, <name>-1, … under the headless Service, kept when a pod is replaced). Changing it on
+	// a running instance moves the servers one at a time: the new workload gets one more server,
+	// and once that server is ready the old one gives one up, so spec.size servers keep serving
+	// throughout; the old workload is deleted when the new one has spec.size ready servers. Each
+	// moved server starts empty. See docs/user-guide.md, "Stable server names".
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Server Identity",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:Ephemeral","urn:alm:descriptor:com.tectonic.ui:select:Stable"}
+	ServerIdentity ServerIdentity `json:"serverIdentity,omitempty"`
 
 	// PodDisruptionBudget limits voluntary evictions (node drains) of the memcached pods.
 	// +kubebuilder:default={}

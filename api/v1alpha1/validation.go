@@ -108,7 +108,32 @@ func (s *MemcachedSpec) validate(spec *field.Path) field.ErrorList {
 			"-B is not allowed with spec.auth: memcached's ASCII authentication works only with the ASCII protocol (memcached refuses to start otherwise)"))
 	}
 	errs = append(errs, monitoringErrors(spec, s)...)
+	errs = append(errs, serverIdentityErrors(spec, s)...)
 	return errs
+}
+
+// serverIdentityErrors checks spec.serverIdentity: one of its values, and Stable only with the
+// headless Service, whose DNS names (<name>-<i>.<service>.<namespace>.svc) are the stable names.
+func serverIdentityErrors(spec *field.Path, s *MemcachedSpec) field.ErrorList {
+	p := spec.Child("serverIdentity")
+	switch s.ServerIdentity {
+	case "", ServerIdentityEphemeral:
+		return nil
+	case ServerIdentityStable:
+		if s.Service.Enabled != nil && !*s.Service.Enabled {
+			return field.ErrorList{field.Invalid(p, s.ServerIdentity,
+				"spec.serverIdentity Stable requires spec.service.enabled: the stable server names are the headless Service's DNS names")}
+		}
+		return nil
+	default:
+		return field.ErrorList{field.NotSupported(p, s.ServerIdentity, []ServerIdentity{ServerIdentityEphemeral, ServerIdentityStable})}
+	}
+}
+
+// StableIdentity reports whether mc's servers run in a StatefulSet with stable names
+// (spec.serverIdentity Stable).
+func (mc *Memcached) StableIdentity() bool {
+	return mc.Spec.ServerIdentity == ServerIdentityStable
 }
 
 // gracefulShutdownErrors checks spec.gracefulShutdown (path p). The API server fills both fields'

@@ -100,7 +100,7 @@ func TestObjectFieldDroppedByServer(t *testing.T) {
 			})
 			reconcile := func() (*appsv1.Deployment, apply.Result) {
 				t.Helper()
-				d := resources.DesiredState(mc, resources.Options{DefaultImage: "memcached:1"}, resources.SecretHashes{}, nil)[0]
+				d := resources.DesiredState(mc, resources.Options{DefaultImage: "memcached:1"}, resources.SecretHashes{}, nil, resources.Handover{})[0]
 				obj, res, err := d.Apply(ctx, c, c, scheme, mc)
 				if err != nil {
 					t.Fatal(err)

@@ -50,10 +50,10 @@ import (
 //     podview.Pod): only TrimPod's fields, those status.ComputeStatus and PodToMemcached read: name,
 //     three labels, phase, Ready, pod IP, and the statuses of failing containers only (status.Failing;
 //     a pod whose containers run holds none).
-//   - Deployment, Service, PodDisruptionBudget, NetworkPolicy: of the metadata what the ownership
+//   - Deployment, StatefulSet, Service, PodDisruptionBudget, NetworkPolicy: of the metadata what the ownership
 //     check and drift detection read (trimOwned: identity, owner references, our own labels), and
 //     of the spec what their NeedsUpdate compares and their Update writes (trimDeployment,
-//     trimService, trimPodDisruptionBudget, trimNetworkPolicy); of the status only what
+//     trimStatefulSet, trimService, trimPodDisruptionBudget, trimNetworkPolicy); of the status only what
 //     status.ComputeStatus reads (the Deployment's). A Deployment's labels and spec are held encoded as
 //     protobuf (cachedSpecAnnotation) and decoded by every reader (RestoreDeployment: apply's
 //     FromCache, observe). Annotations, labels others add and status
@@ -76,6 +76,7 @@ func ManagerOptions(namespaces []string) cache.Options {
 		DefaultTransform:  cache.TransformStripManagedFields(),
 		ByObject: map[client.Object]cache.ByObject{
 			&appsv1.Deployment{}:            managed(trimDeployment),
+			&appsv1.StatefulSet{}:           managed(trimStatefulSet),
 			&corev1.Service{}:               managed(trimService),
 			&policyv1.PodDisruptionBudget{}: managed(trimPodDisruptionBudget),
 			&networkingv1.NetworkPolicy{}:   managed(trimNetworkPolicy),
@@ -293,6 +294,32 @@ func RestoreDeployment(d *appsv1.Deployment) error {
 		d.Annotations = nil
 	}
 	return nil
+}
+
+// trimStatefulSet is the cache transform of StatefulSets (spec.serverIdentity Stable): the metadata
+// of trimOwned, of the pod template's labels and annotations the operator's own (as
+// trimDeployment), the spec otherwise whole (resources.StatefulSetNeedsUpdate compares it and
+// resources.UpdateStatefulSet replaces the pod spec), and of the status the counts and
+// observedGeneration status.ComputeStatus reads. Kept decoded: StatefulSets are opt-in, and their
+// pod template is the Deployment's size (encoding it as trimDeployment does is the saving to take
+// if they become the default).
+func trimStatefulSet(obj any) (any, error) {
+	s, ok := obj.(*appsv1.StatefulSet)
+	if !ok {
+		return obj, nil
+	}
+	trimOwned(&s.ObjectMeta)
+	t := &s.Spec.Template
+	t.Labels = keepLabels(t.Labels, ownLabels)
+	t.Annotations = keepLabels(t.Annotations, []string{resources.SecretHashAnnotation})
+	s.Status = appsv1.StatefulSetStatus{
+		ObservedGeneration: s.Status.ObservedGeneration,
+		Replicas:           s.Status.Replicas,
+		ReadyReplicas:      s.Status.ReadyReplicas,
+		UpdatedReplicas:    s.Status.UpdatedReplicas,
+		AvailableReplicas:  s.Status.AvailableReplicas,
+	}
+	return s, nil
 }
 
 // trimService is the cache transform of Services: the metadata of trimOwned, and of the spec the

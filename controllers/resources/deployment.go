@@ -216,7 +216,6 @@ func podSecurityContext(mc *cachev1alpha1.Memcached, opts Options) *corev1.PodSe
 // spec. Every map, slice and pointer it takes from mc or opts is copied: the client writes into the
 // object it returns. It sets no owner reference; the caller does.
 func DesiredDeployment(mc *cachev1alpha1.Memcached, opts Options) *appsv1.Deployment {
-	podLabels := ObjectLabels(mc)
 	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      DeploymentName(mc),
@@ -231,39 +230,45 @@ func DesiredDeployment(mc *cachev1alpha1.Memcached, opts Options) *appsv1.Deploy
 				Type:          appsv1.RollingUpdateDeploymentStrategyType,
 				RollingUpdate: rollingUpdate(mc),
 			},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: podLabels},
-				Spec: corev1.PodSpec{
-					AutomountServiceAccountToken: ptr.To(false),
-					EnableServiceLinks:           ptr.To(false),
-					SecurityContext:              podSecurityContext(mc, opts),
-					NodeSelector:                 maps.Clone(mc.Spec.NodeSelector),
-					Tolerations:                  tolerations(mc),
-					Affinity:                     affinity(mc),
-					TopologySpreadConstraints:    topologySpreadConstraints(mc),
-					PriorityClassName:            mc.Spec.PriorityClassName,
-					Volumes:                      secretVolumes(mc),
-					Containers: append([]corev1.Container{{
-						Name:    ContainerName,
-						Image:   image(mc, opts),
-						Command: []string{"memcached"},
-						Args:    MemcachedArgs(mc, opts),
-						Env:     proxyEnv(opts),
-						Ports: []corev1.ContainerPort{{
-							Name:          portName,
-							ContainerPort: cachev1alpha1.DefaultPort,
-							Protocol:      corev1.ProtocolTCP,
-						}},
-						Resources:       resources(mc),
-						VolumeMounts:    secretMounts(mc),
-						ReadinessProbe:  tcpProbe(0, 5),
-						LivenessProbe:   tcpProbe(10, 10),
-						Lifecycle:       lifecycle(mc),
-						SecurityContext: restrictedContainerSecurityContext(),
-					}}, append(exporterContainers(mc, opts), certReloaderContainers(mc, opts)...)...),
-					TerminationGracePeriodSeconds: terminationGracePeriodSeconds(mc),
-				},
-			},
+			Template: podTemplate(mc, opts),
+		},
+	}
+}
+
+// podTemplate is the pod template of mc's servers, the same in the Deployment and the StatefulSet
+// (DesiredDeployment says what it holds).
+func podTemplate(mc *cachev1alpha1.Memcached, opts Options) corev1.PodTemplateSpec {
+	return corev1.PodTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{Labels: ObjectLabels(mc)},
+		Spec: corev1.PodSpec{
+			AutomountServiceAccountToken: ptr.To(false),
+			EnableServiceLinks:           ptr.To(false),
+			SecurityContext:              podSecurityContext(mc, opts),
+			NodeSelector:                 maps.Clone(mc.Spec.NodeSelector),
+			Tolerations:                  tolerations(mc),
+			Affinity:                     affinity(mc),
+			TopologySpreadConstraints:    topologySpreadConstraints(mc),
+			PriorityClassName:            mc.Spec.PriorityClassName,
+			Volumes:                      secretVolumes(mc),
+			Containers: append([]corev1.Container{{
+				Name:    ContainerName,
+				Image:   image(mc, opts),
+				Command: []string{"memcached"},
+				Args:    MemcachedArgs(mc, opts),
+				Env:     proxyEnv(opts),
+				Ports: []corev1.ContainerPort{{
+					Name:          portName,
+					ContainerPort: cachev1alpha1.DefaultPort,
+					Protocol:      corev1.ProtocolTCP,
+				}},
+				Resources:       resources(mc),
+				VolumeMounts:    secretMounts(mc),
+				ReadinessProbe:  tcpProbe(0, 5),
+				LivenessProbe:   tcpProbe(10, 10),
+				Lifecycle:       lifecycle(mc),
+				SecurityContext: restrictedContainerSecurityContext(),
+			}}, append(exporterContainers(mc, opts), certReloaderContainers(mc, opts)...)...),
+			TerminationGracePeriodSeconds: terminationGracePeriodSeconds(mc),
 		},
 	}
 }

@@ -95,55 +95,93 @@ func certReloaderContainers(mc *cachev1alpha1.Memcached, opts Options) []corev1.
 	}}
 }
 
-// deploymentUpdate returns DeploymentNeedsUpdate and UpdateDeployment for mc, accepting two more
-// forms of the live pod template when mc's pods get the certificate reloader, so that an operator
-// upgrade restarts no memcached server:
+// deploymentUpdate returns DeploymentNeedsUpdate and UpdateDeployment for mc, comparing the live
+// Deployment with the desired one whose template is templateTarget's choice.
+func deploymentUpdate(mc *cachev1alpha1.Memcached, opts Options, hashes SecretHashes) (func(live, desired *appsv1.Deployment) bool, func(live, desired *appsv1.Deployment)) {
+	target := templateTarget(mc, opts, hashes)
+	if target == nil {
+		return DeploymentNeedsUpdate, UpdateDeployment
+	}
+	with := func(live, desired *appsv1.Deployment) *appsv1.Deployment {
+		t := target(&live.Spec.Template, &desired.Spec.Template)
+		if t == &desired.Spec.Template {
+			return desired
+		}
+		d := *desired
+		d.Spec.Template = *t
+		return &d
+	}
+	return func(live, desired *appsv1.Deployment) bool { return DeploymentNeedsUpdate(live, with(live, desired)) },
+		func(live, desired *appsv1.Deployment) { UpdateDeployment(live, with(live, desired)) }
+}
+
+// statefulSetUpdate is deploymentUpdate for the StatefulSet of spec.serverIdentity Stable.
+func statefulSetUpdate(mc *cachev1alpha1.Memcached, opts Options, hashes SecretHashes) (func(live, desired *appsv1.StatefulSet) bool, func(live, desired *appsv1.StatefulSet)) {
+	target := templateTarget(mc, opts, hashes)
+	if target == nil {
+		return StatefulSetNeedsUpdate, UpdateStatefulSet
+	}
+	with := func(live, desired *appsv1.StatefulSet) *appsv1.StatefulSet {
+		t := target(&live.Spec.Template, &desired.Spec.Template)
+		if t == &desired.Spec.Template {
+			return desired
+		}
+		d := *desired
+		d.Spec.Template = *t
+		return &d
+	}
+	return func(live, desired *appsv1.StatefulSet) bool { return StatefulSetNeedsUpdate(live, with(live, desired)) },
+		func(live, desired *appsv1.StatefulSet) { UpdateStatefulSet(live, with(live, desired)) }
+}
+
+// templateTarget returns, when mc's pods get the certificate reloader, the function that picks the
+// pod template a live workload is compared with and updated to: the desired one, or one of two
+// more forms of the live template, so that an operator upgrade restarts no memcached server:
 //   - the template an operator without the reloader built (no sidecar, no loopback listener unless
 //     monitoring needs it, every Secret's data in the hash);
 //   - the template with the reloader of another operator release (its image is the operator's,
 //     which changes with every release).
 //
 // While the live template is one of those and nothing else in it differs, it is what the
-// Deployment is compared with and updated to, so a change outside the template (a scale) rolls no
+// workload is compared with and updated to, so a change outside the template (a scale) rolls no
 // pod either. The pods move to the desired template at their next roll for another reason: a
 // change of the template's inputs in the spec, an auth file change, or (for the first form) the
 // first renewal after the upgrade, which rolls them as it did before; renewals after that are
-// applied in place.
-func deploymentUpdate(mc *cachev1alpha1.Memcached, opts Options, hashes SecretHashes) (func(live, desired *appsv1.Deployment) bool, func(live, desired *appsv1.Deployment)) {
+// applied in place. Without the reloader it returns nil: the desired template is the only one.
+func templateTarget(mc *cachev1alpha1.Memcached, opts Options, hashes SecretHashes) func(live, desired *corev1.PodTemplateSpec) *corev1.PodTemplateSpec {
 	if !certReloadEnabled(mc, opts) {
-		return DeploymentNeedsUpdate, UpdateDeployment
+		return nil
 	}
 	// The other forms are built only when the live template is not the desired one (after an
 	// upgrade, until the next roll): a steady-state reconcile builds nothing more.
-	var prior *appsv1.Deployment
-	target := func(live, desired *appsv1.Deployment) *appsv1.Deployment {
-		if templateMatches(&live.Spec.Template, &desired.Spec.Template) {
+	var prior *corev1.PodTemplateSpec
+	return func(live, desired *corev1.PodTemplateSpec) *corev1.PodTemplateSpec {
+		if templateMatches(live, desired) {
 			return desired
 		}
 		if prior == nil {
 			before := opts
 			before.CertReloaderImage = ""
-			prior = DesiredDeployment(mc, before)
-			SetSecretHash(&prior.Spec.Template, hashes.rollout(mc, before))
+			t := podTemplate(mc, before)
+			SetSecretHash(&t, hashes.rollout(mc, before))
+			prior = &t
 		}
-		if templateMatches(&live.Spec.Template, &prior.Spec.Template) {
+		if templateMatches(live, prior) {
 			return prior
 		}
-		if img := reloaderImage(&live.Spec.Template.Spec); img != "" && img != opts.CertReloaderImage {
+		if img := reloaderImage(&live.Spec); img != "" && img != opts.CertReloaderImage {
 			other := desired.DeepCopy()
-			for i := range other.Spec.Template.Spec.Containers {
-				if c := &other.Spec.Template.Spec.Containers[i]; c.Name == CertReloaderContainerName {
+			for i := range other.Spec.Containers {
+				if c := &other.Spec.Containers[i]; c.Name == CertReloaderContainerName {
 					c.Image = img
 				}
 			}
-			if templateMatches(&live.Spec.Template, &other.Spec.Template) {
+			if templateMatches(live, other) {
 				return other
 			}
 		}
 		return desired
 	}
-	return func(live, desired *appsv1.Deployment) bool { return DeploymentNeedsUpdate(live, target(live, desired)) },
-		func(live, desired *appsv1.Deployment) { UpdateDeployment(live, target(live, desired)) }
 }
 
 // reloaderImage returns the image of pod's certificate reloader container, "" without one.

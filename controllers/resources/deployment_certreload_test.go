@@ -103,7 +103,7 @@ func TestCertReloaderUpgrade(t *testing.T) {
 		return fixture.Defaulted("c", append([]func(*cachev1alpha1.Memcached){fixture.WithTLS("t"), fixture.WithAuth("u", "")}, mutate...)...)
 	}
 	deployment := func(mc *cachev1alpha1.Memcached, opts Options, hashes SecretHashes) *appsv1.Deployment {
-		return DesiredState(mc, opts, hashes, nil)[0].Object.(*appsv1.Deployment)
+		return DesiredState(mc, opts, hashes, nil, Handover{})[0].Object.(*appsv1.Deployment)
 	}
 	hasReloader := func(d *appsv1.Deployment) bool {
 		return slices.ContainsFunc(d.Spec.Template.Spec.Containers, func(c corev1.Container) bool { return c.Name == CertReloaderContainerName })
@@ -141,7 +141,7 @@ func TestCertReloaderUpgrade(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			live := tc.live.DeepCopy()
-			for _, d := range DesiredState(tc.mc, opts, tc.hashes, nil)[:1] {
+			for _, d := range DesiredState(tc.mc, opts, tc.hashes, nil, Handover{})[:1] {
 				needsUpdate, update := deploymentUpdate(tc.mc, opts, tc.hashes)
 				desired := d.Object.(*appsv1.Deployment)
 				if got := needsUpdate(live, desired); got != tc.wantUpdate {

@@ -24,6 +24,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
@@ -44,6 +45,8 @@ type DesiredObject struct {
 	// Absent: the spec turns the object off, so the operator deletes its own one
 	// (apply.DeleteIfOwned).
 	Absent bool
+	// DeleteReason ends the event of an absent object's deletion ("disabled in spec" when empty).
+	DeleteReason string
 	// OptionalAPI: the kind is served only where its CRD is installed (ServiceMonitor,
 	// PrometheusRule); the entry is applied or deleted only while the cluster serves it
 	// (the reconciler's monitoringKindWatch).
@@ -73,23 +76,42 @@ func optionalAPI(d DesiredObject) DesiredObject {
 }
 
 // DesiredState returns every object mc should own with opts, or the absence of each optional one
-// the spec turns off, in the order they are applied: the Deployment (its pod template carrying the
-// hash of the Secret data whose change must roll the pods, SecretHashes.rollout), the headless
-// Service, the PodDisruptionBudget, the NetworkPolicy, the ServiceMonitor and the PrometheusRule.
-// It is pure; adding a kind the operator owns is adding its entry here (and its watch in
-// SetupWithManager). The objects carry no owner reference; apply sets it when it creates them.
-// cache.RestoreDeployment completes a Deployment read from the manager's cache before it is
+// the spec turns off, in the order they are applied: the workload (the Deployment, or with
+// spec.serverIdentity Stable the StatefulSet; its pod template carrying the hash of the Secret data
+// whose change must roll the pods, SecretHashes.rollout), during a change of spec.serverIdentity
+// the other workload with the replicas HandoverReplicas leaves it (or its absence once the move is
+// done), the headless Service, the PodDisruptionBudget, the NetworkPolicy, the ServiceMonitor and
+// the PrometheusRule. It is pure; adding a kind the operator owns is adding its entry here (and its
+// watch in SetupWithManager). The objects carry no owner reference; apply sets it when it creates
+// them. cache.RestoreDeployment completes a Deployment read from the manager's cache before it is
 // compared (the cache's RestoreDeployment: the cache holds its labels and spec encoded); nil when
-// the entries are not applied.
-func DesiredState(mc *cachev1alpha1.Memcached, opts Options, secretHash SecretHashes, restoreDeployment func(*appsv1.Deployment) error) []DesiredObject {
+// the entries are not applied. handover is what exists of the two workloads (NewHandover).
+func DesiredState(mc *cachev1alpha1.Memcached, opts Options, secretHash SecretHashes, restoreDeployment func(*appsv1.Deployment) error, handover Handover) []DesiredObject {
+	newer, older, deleteOld := HandoverReplicas(mc.Spec.Size, handover)
 	dep := DesiredDeployment(mc, opts)
 	SetSecretHash(&dep.Spec.Template, secretHash.rollout(mc, opts))
 	needsUpdate, update := deploymentUpdate(mc, opts, secretHash)
-	return []DesiredObject{
-		want(true, apply.Owned[*appsv1.Deployment]{
-			Kind: "Deployment", Desired: dep, Live: &appsv1.Deployment{},
-			NeedsUpdate: needsUpdate, Update: update, FromCache: restoreDeployment,
-		}),
+	deployment := apply.Owned[*appsv1.Deployment]{
+		Kind: "Deployment", Desired: dep, Live: &appsv1.Deployment{},
+		NeedsUpdate: needsUpdate, Update: update, FromCache: restoreDeployment,
+	}
+	sts := DesiredStatefulSet(mc, opts)
+	sts.Spec.Template = *dep.Spec.Template.DeepCopy()
+	stsNeedsUpdate, stsUpdate := statefulSetUpdate(mc, opts, secretHash)
+	statefulSet := apply.Owned[*appsv1.StatefulSet]{
+		Kind: "StatefulSet", Desired: sts, Live: &appsv1.StatefulSet{},
+		NeedsUpdate: stsNeedsUpdate, Update: stsUpdate,
+	}
+	// The workload asked for first, then the other one: during a move it is scaled down as the
+	// new one's servers become available, then deleted; otherwise it does not exist (a delete of a
+	// missing object reads the cache only).
+	workloads := []DesiredObject{want(true, deployment), handedOver(handover.OldExists && !deleteOld, statefulSet)}
+	dep.Spec.Replicas, sts.Spec.Replicas = ptr.To(newer), ptr.To(older)
+	if mc.StableIdentity() {
+		workloads = []DesiredObject{want(true, statefulSet), handedOver(handover.OldExists && !deleteOld, deployment)}
+		dep.Spec.Replicas, sts.Spec.Replicas = ptr.To(older), ptr.To(newer)
+	}
+	return append(workloads,
 		want(serviceEnabled(mc), apply.Owned[*corev1.Service]{
 			Kind: "Service", Desired: DesiredService(mc), Live: &corev1.Service{},
 			NeedsUpdate: ServiceNeedsUpdate, Update: UpdateService,
@@ -112,7 +134,15 @@ func DesiredState(mc *cachev1alpha1.Memcached, opts Options, secretHash SecretHa
 			Kind: monitoringv1.PrometheusRuleKind, Desired: DesiredPrometheusRule(mc), Live: &monitoringv1.PrometheusRule{},
 			NeedsUpdate: prometheusRuleNeedsUpdate, Update: updatePrometheusRule,
 		})),
-	}
+	)
+}
+
+// handedOver is want for the workload spec.serverIdentity does not ask for: applied while a move
+// still needs it (enabled), absent otherwise, with the reason its deletion's event gives.
+func handedOver[T client.Object](enabled bool, o apply.Owned[T]) DesiredObject {
+	d := want(enabled, o)
+	d.DeleteReason = "replaced by the " + map[bool]string{true: "StatefulSet", false: "Deployment"}[o.Kind == "Deployment"] + " of spec.serverIdentity"
+	return d
 }
 
 // DesiredObjects returns the objects the operator creates for mc with opts, in the order it
@@ -124,7 +154,7 @@ func DesiredState(mc *cachev1alpha1.Memcached, opts Options, secretHash SecretHa
 // same work the operator must do.
 func DesiredObjects(mc *cachev1alpha1.Memcached, opts Options) []client.Object {
 	var objs []client.Object
-	for _, d := range DesiredState(mc, opts, SecretHashes{}, nil) {
+	for _, d := range DesiredState(mc, opts, SecretHashes{}, nil, Handover{}) {
 		if !d.Absent && !d.OptionalAPI {
 			objs = append(objs, d.Object)
 		}

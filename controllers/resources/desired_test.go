@@ -32,27 +32,50 @@ import (
 // One list drives apply and delete: every kind the operator owns has its entry, present or absent
 // as the spec says, named like the Memcached, in the order of creation.
 func TestDesiredState(t *testing.T) {
+	stable := func(mc *cachev1alpha1.Memcached) {
+		mc.Spec.Size = 3
+		mc.Spec.ServerIdentity = cachev1alpha1.ServerIdentityStable
+	}
 	tests := map[string]struct {
-		mutate func(*cachev1alpha1.Memcached)
-		want   []string // kind, "absent" when the spec turns it off, "optional" for a kind the cluster may not serve
+		mutate   func(*cachev1alpha1.Memcached)
+		handover Handover
+		want     []string // kind, "absent" when the spec turns it off, "optional" for a kind the cluster may not serve; replicas of a workload
 	}{
 		"defaults": {mutate: func(*cachev1alpha1.Memcached) {}, want: []string{
-			"Deployment", "Service", "PodDisruptionBudget", "NetworkPolicy absent", "ServiceMonitor absent optional", "PrometheusRule absent optional"}},
+			"Deployment 1", "StatefulSet absent", "Service", "PodDisruptionBudget", "NetworkPolicy absent", "ServiceMonitor absent optional", "PrometheusRule absent optional"}},
 		"everything on": {mutate: func(mc *cachev1alpha1.Memcached) {
 			mc.Spec.NetworkPolicy = cachev1alpha1.NetworkPolicySpec{Enabled: true, From: []networkingv1.NetworkPolicyPeer{{}}}
 			mc.Spec.Monitoring.Enabled = ptr.To(true)
-		}, want: []string{"Deployment", "Service", "PodDisruptionBudget", "NetworkPolicy", "ServiceMonitor optional", "PrometheusRule optional"}},
+		}, want: []string{"Deployment 1", "StatefulSet absent", "Service", "PodDisruptionBudget", "NetworkPolicy", "ServiceMonitor optional", "PrometheusRule optional"}},
 		"optional ones off": {mutate: func(mc *cachev1alpha1.Memcached) {
 			mc.Spec.Service.Enabled = ptr.To(false)
 			mc.Spec.PodDisruptionBudget.Enabled = ptr.To(false)
-		}, want: []string{"Deployment", "Service absent", "PodDisruptionBudget absent", "NetworkPolicy absent", "ServiceMonitor absent optional", "PrometheusRule absent optional"}},
+		}, want: []string{"Deployment 1", "StatefulSet absent", "Service absent", "PodDisruptionBudget absent", "NetworkPolicy absent", "ServiceMonitor absent optional", "PrometheusRule absent optional"}},
+		"stable identities": {mutate: stable, want: []string{
+			"StatefulSet 3", "Deployment absent", "Service", "PodDisruptionBudget", "NetworkPolicy absent", "ServiceMonitor absent optional", "PrometheusRule absent optional"}},
+		"moving to stable identities": {mutate: stable, handover: Handover{OldExists: true, OldReplicas: 3, NewReplicas: 2, NewAvailable: 1},
+			want: []string{"StatefulSet 2", "Deployment 2", "Service", "PodDisruptionBudget", "NetworkPolicy absent", "ServiceMonitor absent optional", "PrometheusRule absent optional"}},
+		"moved to stable identities": {mutate: stable, handover: Handover{OldExists: true, OldReplicas: 1, NewReplicas: 3, NewAvailable: 3},
+			want: []string{"StatefulSet 3", "Deployment absent", "Service", "PodDisruptionBudget", "NetworkPolicy absent", "ServiceMonitor absent optional", "PrometheusRule absent optional"}},
+		"moving back to a Deployment": {mutate: func(mc *cachev1alpha1.Memcached) { mc.Spec.Size = 3 }, handover: Handover{OldExists: true, OldReplicas: 3, NewAvailable: 0},
+			want: []string{"Deployment 1", "StatefulSet 3", "Service", "PodDisruptionBudget", "NetworkPolicy absent", "ServiceMonitor absent optional", "PrometheusRule absent optional"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			mc := fixture.Defaulted("c", tc.mutate)
 			var got []string
-			for _, d := range DesiredState(mc, Options{DefaultImage: testImage}, SecretHashes{All: "h"}, nil) {
+			for _, d := range DesiredState(mc, Options{DefaultImage: testImage}, SecretHashes{All: "h"}, nil, tc.handover) {
 				s := d.Kind
+				switch o := d.Object.(type) {
+				case *appsv1.Deployment:
+					if !d.Absent {
+						s += fmt.Sprintf(" %d", *o.Spec.Replicas)
+					}
+				case *appsv1.StatefulSet:
+					if !d.Absent {
+						s += fmt.Sprintf(" %d", *o.Spec.Replicas)
+					}
+				}
 				if d.Absent {
 					s += " absent"
 					if d.Apply != nil {
@@ -97,7 +120,7 @@ func TestDesiredStateSecretHash(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			dep := DesiredState(tc.mc, tc.opts, tc.hashes, nil)[0].Object.(*appsv1.Deployment)
+			dep := DesiredState(tc.mc, tc.opts, tc.hashes, nil, Handover{})[0].Object.(*appsv1.Deployment)
 			fixture.Expect(t, "pod template annotations", dep.Spec.Template.Annotations, tc.want)
 		})
 	}

@@ -54,3 +54,7 @@ const portName = "memcached"
 // DeploymentName is the name of the Deployment, and of the Service and PodDisruptionBudget, of
 // mc: the Memcached's own name, so clients find the Service under it.
 func DeploymentName(mc *cachev1alpha1.Memcached) string { return mc.Name }
+
+// ServiceName is the name of mc's headless Service (DeploymentName), the serviceName of its
+// StatefulSet and the middle of its servers' DNS names.
+func ServiceName(mc *cachev1alpha1.Memcached) string { return DeploymentName(mc) }

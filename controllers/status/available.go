@@ -37,14 +37,14 @@ import (
 // An invalid spec with a Deployment in place keeps describing that Deployment: it still serves.
 func availableCondition(obs Observed, ro rollout) conditionState {
 	switch {
-	case obs.Deployment == nil && len(obs.Conflicts) > 0:
+	case !ro.exists && len(obs.Conflicts) > 0:
 		return conditionState{metav1.ConditionFalse, cachev1alpha1.ReasonResourceConflict, conflictMessage(obs)}
-	case obs.Deployment == nil && obs.Invalid != nil:
+	case !ro.exists && obs.Invalid != nil:
 		return conditionState{metav1.ConditionFalse, invalidReason(obs.Invalid), obs.Invalid.Error()}
-	case obs.Deployment == nil && len(obs.Waiting) > 0:
+	case !ro.exists && len(obs.Waiting) > 0:
 		return conditionState{metav1.ConditionFalse, cachev1alpha1.ReasonWaitingForGC, waitingMessage(obs)}
-	case obs.Deployment == nil:
-		return conditionState{metav1.ConditionFalse, cachev1alpha1.ReasonDeploymentNotFound, noDeploymentMessage}
+	case !ro.exists:
+		return conditionState{metav1.ConditionFalse, cachev1alpha1.ReasonDeploymentNotFound, ro.missingMessage()}
 	case ro.available:
 		return conditionState{metav1.ConditionTrue, cachev1alpha1.ReasonAllReplicasReady, fmt.Sprintf("%d of %d pods ready", ro.ready, ro.want)}
 	default:

@@ -28,9 +28,9 @@ import (
 
 // cases of the condition functions: the observed state and the rollout they read.
 var (
-	ready3    = rollout{want: 3, replicas: 3, ready: 3, available: true, done: true, progress: "3 of 3 updated pods ready (3 pods exist)"}
-	surging3  = rollout{want: 3, replicas: 4, ready: 4, available: true, progress: "3 of 3 updated pods ready (4 pods exist)"}
-	starting3 = rollout{want: 3, replicas: 1, ready: 0, progress: "0 of 3 updated pods ready (1 pods exist)"}
+	ready3    = rollout{exists: true, kind: "Deployment", want: 3, replicas: 3, ready: 3, available: true, done: true, progress: "3 of 3 updated pods ready (3 pods exist)"}
+	surging3  = rollout{exists: true, kind: "Deployment", want: 3, replicas: 4, ready: 4, available: true, progress: "3 of 3 updated pods ready (4 pods exist)"}
+	starting3 = rollout{exists: true, kind: "Deployment", want: 3, replicas: 1, ready: 0, progress: "0 of 3 updated pods ready (1 pods exist)"}
 	dep3      = fixture.Deployment(3, 3, 3, 3, true)
 	invalid   = errors.New("spec.size: Invalid value: 0")
 	noSecret  = &resources.SecretError{Reason: cachev1alpha1.ReasonSecretNotFound, Message: "Secret tls not found (referenced by spec.tls.secretName)"}
@@ -45,7 +45,7 @@ func TestAvailableCondition(t *testing.T) {
 		"all ready":                   {obs: Observed{Deployment: dep3}, ro: ready3, want: conditionState{"True", cachev1alpha1.ReasonAllReplicasReady, "3 of 3 pods ready"}},
 		"old pod still there":         {obs: Observed{Deployment: dep3}, ro: surging3, want: conditionState{"True", cachev1alpha1.ReasonAllReplicasReady, "4 of 3 pods ready"}},
 		"not ready yet":               {obs: Observed{Deployment: dep3}, ro: starting3, want: conditionState{"False", cachev1alpha1.ReasonReplicasNotReady, starting3.progress}},
-		"no Deployment yet":           {want: conditionState{"False", cachev1alpha1.ReasonDeploymentNotFound, noDeploymentMessage}},
+		"no Deployment yet":           {ro: rollout{kind: "Deployment"}, want: conditionState{"False", cachev1alpha1.ReasonDeploymentNotFound, "the memcached Deployment does not exist yet"}},
 		"conflict, no Deployment":     {obs: Observed{Conflicts: []string{"Deployment c"}}, want: conditionState{"False", cachev1alpha1.ReasonResourceConflict, "Deployment c already exists and is not owned by this Memcached; delete or rename it"}},
 		"conflict on the Service":     {obs: Observed{Deployment: dep3, Conflicts: []string{"Service c"}}, ro: ready3, want: conditionState{"True", cachev1alpha1.ReasonAllReplicasReady, "3 of 3 pods ready"}},
 		"invalid spec, no Deployment": {obs: Observed{Invalid: invalid}, want: conditionState{"False", cachev1alpha1.ReasonInvalidSpec, invalid.Error()}},

@@ -52,7 +52,7 @@ func degradedCondition(mc *cachev1alpha1.Memcached, obs Observed) conditionState
 	case obs.Err != nil:
 		return conditionState{metav1.ConditionTrue, cachev1alpha1.ReasonReconcileError, obs.Err.Error()}
 	}
-	if dep == nil {
+	if dep == nil && obs.StatefulSet == nil {
 		return conditionState{metav1.ConditionFalse, cachev1alpha1.ReasonAsExpected, "the instance converges"}
 	}
 	if c := deploymentCondition(dep, appsv1.DeploymentReplicaFailure, corev1.ConditionTrue); c != nil {
@@ -67,8 +67,12 @@ func degradedCondition(mc *cachev1alpha1.Memcached, obs Observed) conditionState
 	return conditionState{metav1.ConditionFalse, cachev1alpha1.ReasonAsExpected, "the instance converges"}
 }
 
-// deploymentCondition returns dep's condition of type t when it has status s, else nil.
+// deploymentCondition returns dep's condition of type t when it has status s, else nil (and for a
+// nil dep: a StatefulSet has no such conditions, its failures are read from its pods).
 func deploymentCondition(dep *appsv1.Deployment, t appsv1.DeploymentConditionType, s corev1.ConditionStatus) *appsv1.DeploymentCondition {
+	if dep == nil {
+		return nil
+	}
 	for i := range dep.Status.Conditions {
 		if c := &dep.Status.Conditions[i]; c.Type == t && c.Status == s {
 			return c

@@ -37,14 +37,14 @@ import (
 //     the Secret is fixed, Deployment or not.
 func progressingCondition(obs Observed, ro rollout) conditionState {
 	switch {
-	case obs.Deployment == nil && len(obs.Conflicts) > 0:
+	case !ro.exists && len(obs.Conflicts) > 0:
 		return conditionState{metav1.ConditionFalse, cachev1alpha1.ReasonResourceConflict, conflictMessage(obs)}
 	case obs.Invalid != nil:
 		return conditionState{metav1.ConditionFalse, invalidReason(obs.Invalid), obs.Invalid.Error()}
-	case obs.Deployment == nil && len(obs.Waiting) > 0:
+	case !ro.exists && len(obs.Waiting) > 0:
 		return conditionState{metav1.ConditionTrue, cachev1alpha1.ReasonWaitingForGC, waitingMessage(obs)}
-	case obs.Deployment == nil:
-		return conditionState{metav1.ConditionTrue, cachev1alpha1.ReasonRolloutInProgress, noDeploymentMessage}
+	case !ro.exists:
+		return conditionState{metav1.ConditionTrue, cachev1alpha1.ReasonRolloutInProgress, ro.missingMessage()}
 	case ro.done:
 		return conditionState{metav1.ConditionFalse, cachev1alpha1.ReasonRolloutComplete, fmt.Sprintf("%d pods of the current template are ready", ro.want)}
 	default:

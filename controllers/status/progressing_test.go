@@ -34,7 +34,7 @@ func TestProgressingCondition(t *testing.T) {
 		"rolled out":                   {obs: Observed{Deployment: dep3}, ro: ready3, want: conditionState{"False", cachev1alpha1.ReasonRolloutComplete, "3 pods of the current template are ready"}},
 		"available, old pod left":      {obs: Observed{Deployment: dep3}, ro: surging3, want: conditionState{"True", cachev1alpha1.ReasonRolloutInProgress, surging3.progress}},
 		"starting":                     {obs: Observed{Deployment: dep3}, ro: starting3, want: conditionState{"True", cachev1alpha1.ReasonRolloutInProgress, starting3.progress}},
-		"no Deployment yet":            {want: conditionState{"True", cachev1alpha1.ReasonRolloutInProgress, noDeploymentMessage}},
+		"no Deployment yet":            {ro: rollout{kind: "Deployment"}, want: conditionState{"True", cachev1alpha1.ReasonRolloutInProgress, "the memcached Deployment does not exist yet"}},
 		"conflict, no Deployment":      {obs: Observed{Conflicts: []string{"Deployment c"}}, want: conditionState{"False", cachev1alpha1.ReasonResourceConflict, "Deployment c already exists and is not owned by this Memcached; delete or rename it"}},
 		"conflict on the PDB, rolling": {obs: Observed{Deployment: dep3, Conflicts: []string{"PodDisruptionBudget c"}}, ro: starting3, want: conditionState{"True", cachev1alpha1.ReasonRolloutInProgress, starting3.progress}},
 		"invalid spec, no Deployment":  {obs: Observed{Invalid: invalid}, want: conditionState{"False", cachev1alpha1.ReasonInvalidSpec, invalid.Error()}},
@@ -69,8 +69,9 @@ func TestRolloutOf(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			mc := fixture.Defaulted("c", func(mc *cachev1alpha1.Memcached) { mc.Spec.Size = 3 })
-			ro := rolloutOf(mc, tc.dep(), tc.replicas, tc.ready)
-			expectSame(t, "rollout", ro, rollout{want: 3, replicas: tc.replicas, ready: tc.ready, available: tc.available, done: tc.done, progress: tc.progress})
+			dep := tc.dep()
+			ro := rolloutOf(mc, Observed{Deployment: dep}, tc.replicas, tc.ready)
+			expectSame(t, "rollout", ro, rollout{exists: dep != nil, kind: "Deployment", want: 3, replicas: tc.replicas, ready: tc.ready, available: tc.available, done: tc.done, progress: tc.progress})
 		})
 	}
 }

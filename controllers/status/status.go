@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -38,6 +39,9 @@ import (
 type Observed struct {
 	// Deployment is the instance's Deployment, nil when it does not exist or is not ours.
 	Deployment *appsv1.Deployment
+	// StatefulSet is the instance's StatefulSet (spec.serverIdentity Stable, or the workload a
+	// change of it leaves), nil when it does not exist or is not ours.
+	StatefulSet *appsv1.StatefulSet
 	// Pods are the pods matching the instance's selector.
 	Pods []podview.Pod
 	// Conflicts name objects that block the instance because someone else owns them ("Deployment
@@ -88,7 +92,7 @@ func ComputeStatus(mc *cachev1alpha1.Memcached, obs Observed, now metav1.Time) c
 	st.ReadyReplicas = int32(len(readyPods))
 	st.ServerList = serverList(mc, readyPods, obs.ServiceOwned)
 
-	ro := rolloutOf(mc, obs.Deployment, st.Replicas, st.ReadyReplicas)
+	ro := rolloutOf(mc, obs, st.Replicas, st.ReadyReplicas)
 	for _, c := range []struct {
 		condType string
 		state    conditionState
@@ -112,12 +116,18 @@ type conditionState struct {
 	reason, message string
 }
 
-// rollout is what the Deployment and the pods say about reaching spec.size pods of the current
-// template; it is read only when obs.deployment is set.
+// rollout is what the workload (the Deployment, or the StatefulSet of spec.serverIdentity Stable)
+// and the pods say about reaching spec.size pods of the current template.
 type rollout struct {
+	// exists: the workload spec.serverIdentity asks for exists and is ours; the rest is read only
+	// when it does.
+	exists bool
+	// kind is that workload's kind.
+	kind string
 	// want is spec.size; replicas and ready count the instance's non-terminating and ready pods.
 	want, replicas, ready int32
-	// available: spec.size updated pods are ready and no old pod is left in the Deployment.
+	// available: spec.size updated pods are ready and no old pod is left in the workload, nor a
+	// workload that a change of spec.serverIdentity is replacing.
 	available bool
 	// done: available, and exactly spec.size pods exist.
 	done bool
@@ -125,19 +135,47 @@ type rollout struct {
 	progress string
 }
 
-// rolloutOf returns the rollout of mc's Deployment dep (nil: the zero rollout) with replicas pods
-// of which ready are ready.
-func rolloutOf(mc *cachev1alpha1.Memcached, dep *appsv1.Deployment, replicas, ready int32) rollout {
-	ro := rollout{want: mc.Spec.Size, replicas: replicas, ready: ready}
-	if dep == nil {
+// rolloutOf returns the rollout of mc's workload in obs with replicas pods of which ready are
+// ready: the StatefulSet when spec.serverIdentity is Stable, else the Deployment.
+func rolloutOf(mc *cachev1alpha1.Memcached, obs Observed, replicas, ready int32) rollout {
+	ro := rollout{want: mc.Spec.Size, replicas: replicas, ready: ready, kind: "Deployment"}
+	var (
+		generation, observed                       int64
+		specReplicas                               *int32
+		statusReplicas, updated, available, moving int32
+	)
+	switch {
+	case mc.StableIdentity() && obs.StatefulSet != nil:
+		s := obs.StatefulSet
+		generation, observed, specReplicas = s.Generation, s.Status.ObservedGeneration, s.Spec.Replicas
+		statusReplicas, updated, available = s.Status.Replicas, s.Status.UpdatedReplicas, s.Status.AvailableReplicas
+		if obs.Deployment != nil {
+			moving = 1
+		}
+	case !mc.StableIdentity() && obs.Deployment != nil:
+		d := obs.Deployment
+		generation, observed, specReplicas = d.Generation, d.Status.ObservedGeneration, d.Spec.Replicas
+		statusReplicas, updated, available = d.Status.Replicas, d.Status.UpdatedReplicas, d.Status.AvailableReplicas
+		if obs.StatefulSet != nil {
+			moving = 1
+		}
+	}
+	if mc.StableIdentity() {
+		ro.kind = "StatefulSet"
+	}
+	if specReplicas == nil {
 		return ro
 	}
-	ds := dep.Status
-	current := ds.ObservedGeneration >= dep.Generation && dep.Spec.Replicas != nil && *dep.Spec.Replicas == ro.want
-	ro.available = current && ds.UpdatedReplicas >= ro.want && ds.Replicas == ds.UpdatedReplicas &&
-		ds.AvailableReplicas >= ro.want && ready >= ro.want
-	ro.done = ro.available && ds.Replicas == ro.want && replicas == ro.want
-	ro.progress = fmt.Sprintf("%d of %d updated pods ready (%d pods exist)", min(ds.UpdatedReplicas, ready), ro.want, replicas)
+	ro.exists = true
+	current := observed >= generation && *specReplicas == ro.want && moving == 0
+	ro.available = current && updated >= ro.want && statusReplicas == updated &&
+		available >= ro.want && ready >= ro.want
+	ro.done = ro.available && statusReplicas == ro.want && replicas == ro.want
+	ro.progress = fmt.Sprintf("%d of %d updated pods ready (%d pods exist)", min(updated, ready), ro.want, replicas)
+	if moving != 0 {
+		ro.progress = fmt.Sprintf("moving the servers to a %s (spec.serverIdentity): %d of %d ready (%d pods exist)",
+			ro.kind, min(available, ro.want), ro.want, replicas)
+	}
 	return ro
 }
 
@@ -151,9 +189,10 @@ func waitingMessage(obs Observed) string {
 	return fmt.Sprintf("%s still belong to a deleted Memcached of the same name; waiting for the garbage collector", strings.Join(obs.Waiting, ", "))
 }
 
-// noDeploymentMessage is the message of Available and Progressing while the Deployment does not
-// exist.
-const noDeploymentMessage = "the memcached Deployment does not exist yet"
+// missingMessage is the message of Available and Progressing while the workload does not exist.
+func (ro rollout) missingMessage() string {
+	return "the memcached " + ro.kind + " does not exist yet"
+}
 
 // invalidReason is the condition reason for Observed.Invalid: a *resources.SecretError's reason
 // (SecretNotFound, InvalidSecret), otherwise InvalidSpec.
@@ -180,22 +219,58 @@ func podReady(p *podview.Pod) bool {
 // of a headless Service whose pods set no hostname: the pod IP with '.' or ':' replaced by '-',
 // under <service>.<namespace>.svc (CoreDNS kubernetes plugin, "endpoint_pod_names" off).
 // Otherwise (Service disabled, or its name taken by a foreign Service) the host is the pod IP.
+//
+// With spec.serverIdentity Stable and the Service, the servers of the StatefulSet come first, in
+// ordinal order, under their stable names <name>-<i>.<service>.<namespace>.svc (the DNS name of a
+// StatefulSet pod whose serviceName is a headless Service): server i < spec.size is listed when its
+// pod is ready, and keeps its place while its pod restarts or is replaced once it was listed (it is
+// in the previous status.serverList), so a client's list changes only when spec.size does and
+// hashing moves no key of another server. Pods of a Deployment that a change of
+// spec.serverIdentity is replacing follow, as above.
 func serverList(mc *cachev1alpha1.Memcached, ready []*podview.Pod, viaService bool) []string {
 	sorted := append([]*podview.Pod(nil), ready...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
 	var out []string
+	if mc.StableIdentity() && viaService {
+		readyNames := map[string]bool{}
+		for _, p := range ready {
+			readyNames[p.Name] = true
+		}
+		for i := range mc.Spec.Size {
+			name := fmt.Sprintf("%s-%d", resources.StatefulSetName(mc), i)
+			server := net.JoinHostPort(name+"."+resources.ServiceName(mc)+"."+mc.Namespace+".svc", fmt.Sprint(cachev1alpha1.DefaultPort))
+			if readyNames[name] || slices.Contains(mc.Status.ServerList, server) {
+				out = append(out, server)
+			}
+		}
+	}
 	for _, p := range sorted {
 		ip := p.Status.PodIP
-		if ip == "" {
+		if ip == "" || (mc.StableIdentity() && viaService && ordinalPod(mc, p.Name)) {
 			continue
 		}
 		host := ip
 		if viaService {
-			host = strings.NewReplacer(".", "-", ":", "-").Replace(ip) + "." + resources.DeploymentName(mc) + "." + mc.Namespace + ".svc"
+			host = strings.NewReplacer(".", "-", ":", "-").Replace(ip) + "." + resources.ServiceName(mc) + "." + mc.Namespace + ".svc"
 		}
 		out = append(out, net.JoinHostPort(host, fmt.Sprint(cachev1alpha1.DefaultPort)))
 	}
 	return out
+}
+
+// ordinalPod reports whether name is a pod name of mc's StatefulSet, <name>-<ordinal>. A
+// Deployment's pods never are: theirs end in -<pod-template-hash>-<random suffix>.
+func ordinalPod(mc *cachev1alpha1.Memcached, name string) bool {
+	n, ok := strings.CutPrefix(name, resources.StatefulSetName(mc)+"-")
+	if !ok || n == "" {
+		return false
+	}
+	for _, c := range n {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // Truncate returns s cut to at most n bytes, on a character boundary.

@@ -18,6 +18,8 @@ package status
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -178,4 +180,81 @@ func TestServerListWithoutService(t *testing.T) {
 	b, a := fixture.Pod("b", "10.244.0.2", true), fixture.Pod("a", "fd00::1", true)
 	fixture.Expect(t, "serverList", serverList(mc, []*podview.Pod{&b, &a}, false), []string{"[fd00::1]:11211", "10.244.0.2:11211"})
 	fixture.Expect(t, "serverList via Service", serverList(mc, []*podview.Pod{&b, &a}, true), []string{"fd00--1.c.ns.svc:11211", "10-244-0-2.c.ns.svc:11211"})
+}
+
+// With spec.serverIdentity Stable the servers are the StatefulSet's, listed under their stable
+// names in ordinal order; a server keeps its place while its pod is replaced, so the list changes
+// only with spec.size; during a move from a Deployment both workloads' ready servers are listed.
+func TestComputeStatusStableIdentity(t *testing.T) {
+	now := metav1.NewTime(time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC))
+	sts := func(replicas, statusReplicas, updated, available int32) *appsv1.StatefulSet {
+		return &appsv1.StatefulSet{
+			ObjectMeta: metav1.ObjectMeta{Generation: 2},
+			Spec:       appsv1.StatefulSetSpec{Replicas: ptr.To(replicas)},
+			Status: appsv1.StatefulSetStatus{ObservedGeneration: 2, Replicas: statusReplicas, UpdatedReplicas: updated,
+				AvailableReplicas: available, ReadyReplicas: available},
+		}
+	}
+	server := func(i int) string { return fmt.Sprintf("c-%d.c.ns.svc:11211", i) }
+	all3 := []string{server(0), server(1), server(2)}
+	tests := map[string]struct {
+		size             int32
+		previous         []string
+		obs              Observed
+		serverList       []string
+		available        metav1.ConditionStatus
+		progressingMatch string
+	}{
+		"all ready": {
+			size: 3, obs: Observed{StatefulSet: sts(3, 3, 3, 3), ServiceOwned: true, Pods: []podview.Pod{
+				fixture.Pod("c-2", "10.244.0.7", true), fixture.Pod("c-0", "10.244.0.5", true), fixture.Pod("c-1", "10.244.0.6", true)}},
+			serverList: all3, available: "True", progressingMatch: "3 pods of the current template are ready",
+		},
+		"first start: a server not ready yet is not listed": {
+			size: 3, obs: Observed{StatefulSet: sts(3, 3, 3, 2), ServiceOwned: true, Pods: []podview.Pod{
+				fixture.Pod("c-0", "10.244.0.5", true), fixture.Pod("c-1", "", false), fixture.Pod("c-2", "10.244.0.7", true)}},
+			serverList: []string{server(0), server(2)}, available: "False", progressingMatch: "2 of 3 updated pods ready",
+		},
+		"a replaced server keeps its place": {
+			size: 3, previous: all3, obs: Observed{StatefulSet: sts(3, 2, 2, 2), ServiceOwned: true, Pods: []podview.Pod{
+				fixture.Pod("c-0", "10.244.0.5", true), fixture.Pod("c-2", "10.244.0.7", true)}},
+			serverList: all3, available: "False", progressingMatch: "2 of 3 updated pods ready",
+		},
+		"scaled down: the removed server leaves the list at once": {
+			size: 2, previous: all3, obs: Observed{StatefulSet: sts(2, 3, 3, 3), ServiceOwned: true, Pods: []podview.Pod{
+				fixture.Pod("c-0", "10.244.0.5", true), fixture.Pod("c-1", "10.244.0.6", true), fixture.Pod("c-2", "10.244.0.7", true)}},
+			serverList: []string{server(0), server(1)}, available: "True", progressingMatch: "(3 pods exist)",
+		},
+		"moving from a Deployment": {
+			size: 3, obs: Observed{StatefulSet: sts(2, 2, 2, 1), Deployment: fixture.Deployment(2, 2, 2, 2, true), ServiceOwned: true, Pods: []podview.Pod{
+				fixture.Pod("c-0", "10.244.0.5", true), fixture.Pod("c-1", "", false),
+				fixture.Pod("c-6d9f7c5b8-abcde", "10.244.0.2", true), fixture.Pod("c-6d9f7c5b8-fghij", "10.244.0.3", true)}},
+			serverList: []string{server(0), "10-244-0-2.c.ns.svc:11211", "10-244-0-3.c.ns.svc:11211"}, available: "False",
+			progressingMatch: "moving the servers to a StatefulSet (spec.serverIdentity): 1 of 3 ready (4 pods exist)",
+		},
+		"no Service of ours: pod IPs": {
+			size: 1, obs: Observed{StatefulSet: sts(1, 1, 1, 1), Pods: []podview.Pod{fixture.Pod("c-0", "10.244.0.5", true)}},
+			serverList: []string{"10.244.0.5:11211"}, available: "True", progressingMatch: "1 pods of the current template are ready",
+		},
+		"no StatefulSet yet": {
+			size: 1, obs: Observed{ServiceOwned: true},
+			available: "False", progressingMatch: "the memcached StatefulSet does not exist yet",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			mc := fixture.Defaulted("c", func(mc *cachev1alpha1.Memcached) {
+				mc.Spec.Size = tc.size
+				mc.Spec.ServerIdentity = cachev1alpha1.ServerIdentityStable
+				mc.Generation = 4
+				mc.Status.ServerList = tc.previous
+			})
+			st := ComputeStatus(mc, tc.obs, now)
+			fixture.Expect(t, "serverList", st.ServerList, tc.serverList)
+			fixture.Expect(t, "Available", meta.FindStatusCondition(st.Conditions, cachev1alpha1.ConditionAvailable).Status, tc.available)
+			if p := meta.FindStatusCondition(st.Conditions, cachev1alpha1.ConditionProgressing); !strings.Contains(p.Message, tc.progressingMatch) {
+				t.Errorf("Progressing message %q does not contain %q", p.Message, tc.progressingMatch)
+			}
+		})
+	}
 }
