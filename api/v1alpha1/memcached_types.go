@@ -597,9 +597,12 @@ type MemcachedStatus struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Selector",xDescriptors={"urn:alm:descriptor:text"}
 	Selector string `json:"selector,omitempty"`
 
-	// ServerList is the host:port of every ready memcached pod, sorted by pod name, for client
-	// configuration. Hosts are the pods' DNS names under the headless Service
-	// (<pod-ip-dashed>.<service>.<namespace>.svc), or pod IPs when the Service is disabled.
+	// ServerList is the host:port of every ready memcached server, for client configuration. With
+	// spec.serverIdentity Stable the servers come first under their stable names
+	// (<name>-<i>.<service>.<namespace>.svc), in ordinal order, each keeping its place while its pod
+	// restarts or is replaced. Otherwise, sorted by pod name, hosts are the pods' DNS names under the
+	// headless Service (<pod-ip-dashed>.<service>.<namespace>.svc), or pod IPs when the Service is
+	// disabled.
 	// +listType=atomic
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Server List",xDescriptors={"urn:alm:descriptor:text"}
@@ -623,8 +626,9 @@ type MemcachedStatus struct {
 // (listing Event also keeps operator-sdk v1.42's bundle validator from flagging the events.k8s.io
 // RBAC rule as a removed API, operator-framework/api#378).
 
-// Memcached is a memcached cache: a Deployment of memcached servers, a headless Service for client
-// discovery, a PodDisruptionBudget and optionally a NetworkPolicy, kept in the state its spec describes.
+// Memcached is a memcached cache: a Deployment (or, with stable server names, a StatefulSet) of
+// memcached servers, a headless Service for client discovery, a PodDisruptionBudget and optionally a
+// NetworkPolicy, kept in the state its spec describes.
 // +kubebuilder:object:root=true
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63 && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be a DNS-1035 label of at most 63 characters: it names the Service and labels the pods"
 // +kubebuilder:resource:shortName=mc,categories=all
@@ -636,7 +640,7 @@ type MemcachedStatus struct {
 // +kubebuilder:printcolumn:name="Degraded",type=string,JSONPath=`.status.conditions[?(@.type=="Degraded")].reason`,description="Reason of the Degraded condition: AsExpected, or why the operator cannot converge (InvalidSpec, SecretNotFound, ResourceConflict, ...)"
 // +kubebuilder:printcolumn:name="Message",type=string,priority=1,JSONPath=`.status.conditions[?(@.type=="Degraded")].message`,description="Message of the Degraded condition (kubectl get -o wide)"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
-// +operator-sdk:csv:customresourcedefinitions:displayName="Memcached",resources={{Deployment,v1,""},{Service,v1,""},{PodDisruptionBudget,v1,""},{NetworkPolicy,v1,""},{Pod,v1,""},{Secret,v1,""},{Event,v1,""},{ServiceMonitor,v1,""}}
+// +operator-sdk:csv:customresourcedefinitions:displayName="Memcached",resources={{Deployment,v1,""},{StatefulSet,v1,""},{Service,v1,""},{PodDisruptionBudget,v1,""},{NetworkPolicy,v1,""},{Pod,v1,""},{Secret,v1,""},{Event,v1,""},{ServiceMonitor,v1,""}}
 type Memcached struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

@@ -33,6 +33,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -149,7 +150,8 @@ func liveNames(pods []corev1.Pod) []string {
 
 // converged returns nil when the Memcached key is fully converged at size: spec.size is size;
 // status.observedGeneration and the conditions Available=True, Progressing=False, Degraded=False
-// are at metadata.generation; its Deployment is controlled by it and has size replicas; exactly
+// are at metadata.generation; its Deployment (its StatefulSet with spec.serverIdentity Stable) is
+// controlled by it and has size replicas, and no workload of the other kind exists; exactly
 // size pods exist that are not terminating, all Running and Ready; status.nodes equals their sorted
 // names (no stale name, no duplicate); status.replicas, status.readyReplicas and the length of
 // status.serverList are size. Otherwise it returns an error that says what differs. It also returns
@@ -177,15 +179,29 @@ func converged(ctx context.Context, key client.ObjectKey, size int32) (*cachev1a
 			return mc, err
 		}
 	}
-	dep, err := getDeployment(ctx, key)
-	if err != nil {
-		return mc, fmt.Errorf("deployment: %w", err)
+	// The workload spec.serverIdentity asks for, and none of the other kind.
+	workload, other := client.Object(&appsv1.Deployment{}), client.Object(&appsv1.StatefulSet{})
+	if mc.StableIdentity() {
+		workload, other = other, workload
 	}
-	if !metav1.IsControlledBy(dep, mc) {
-		return mc, fmt.Errorf("deployment %s is not controlled by the Memcached (ownerReferences %+v)", key, dep.OwnerReferences)
+	if err := suite.k8s.Get(ctx, key, workload); err != nil {
+		return mc, fmt.Errorf("%T: %w", workload, err)
 	}
-	if dep.Spec.Replicas == nil || *dep.Spec.Replicas != size {
-		return mc, fmt.Errorf("deployment replicas %v, want %d", dep.Spec.Replicas, size)
+	if !metav1.IsControlledBy(workload, mc) {
+		return mc, fmt.Errorf("%T %s is not controlled by the Memcached (ownerReferences %+v)", workload, key, workload.GetOwnerReferences())
+	}
+	var replicas *int32
+	switch w := workload.(type) {
+	case *appsv1.Deployment:
+		replicas = w.Spec.Replicas
+	case *appsv1.StatefulSet:
+		replicas = w.Spec.Replicas
+	}
+	if replicas == nil || *replicas != size {
+		return mc, fmt.Errorf("%T replicas %v, want %d", workload, replicas, size)
+	}
+	if err := suite.k8s.Get(ctx, key, other); !apierrors.IsNotFound(err) {
+		return mc, fmt.Errorf("%T %s still exists (or cannot be read: %v)", other, key, err)
 	}
 	pods, err := utils.InstancePods(ctx, suite.k8s, key)
 	if err != nil {
