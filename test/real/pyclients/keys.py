@@ -30,8 +30,8 @@ a client to find; a key it maps elsewhere now is a miss however the servers beha
 idle waits for SIGTERM or SIGINT: the main process of the client pod, in which the tests run the
 other commands (kubectl exec).
 
-Exit status: 0 when the command ran (whatever it found), 1 on a client error (its message on
-stderr), 2 on bad usage.
+Exit status: 0 when the command ran (whatever check found), 1 on a client error (its message on
+stderr) or when write could not store every key, 2 on bad usage.
 """
 
 import argparse
@@ -181,6 +181,9 @@ def main(argv):
         return 1
     json.dump(report, sys.stdout, sort_keys=True)
     sys.stdout.write("\n")
+    if args.command == "write" and report["stored"] != report["total"]:
+        print("keys.py write: %s stored %d of %d keys" % (args.client, report["stored"], report["total"]), file=sys.stderr)
+        return 1
     return 0
 
 
