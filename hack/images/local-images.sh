@@ -354,7 +354,7 @@ pyclients_rootfs() {
   done
   # lib-dynload modules that need nothing more (no test modules): _json, _queue, _typing, ...
   for mod in "$stdlib"/lib-dynload/*.so; do
-    case $(basename "$mod") in _test* | _xx* | xx*) continue ;; esac
+    case $(basename "$mod") in _test* | _ctypes_test* | _xx* | xx*) continue ;; esac
     for lib in $(ldd_paths "$mod"); do [ -e "$rootfs$lib" ] || continue 2; done
     install -m 0644 "$mod" "$rootfs$stdlib/lib-dynload/"
   done
