@@ -39,7 +39,7 @@ const (
 	python = "/usr/bin/python3"
 	// count is the number of keys each client stores per case: enough that every server holds
 	// some and the shares are meaningful, few enough to stay well under a second per run.
-	count = 1000
+	count = 600
 )
 
 // requireClients fails the test unless memcached and both Python clients are installed: make test
@@ -218,7 +218,7 @@ type event func(t *testing.T, bin string, servers []*server) (next []*server, co
 
 // TestClientsKeepWhatTheirHashingAllows runs keys.py with both clients against real memcached
 // processes on loopback (Debian's memcached; started and killed by their PIDs) through the events
-// of the real-node test: each client stores 1000 keys over the servers, the servers change, and
+// of the real-node test: each client stores 600 keys over the servers, the servers change, and
 // each client reads the keys back over the new list.
 //
 // It asserts, per client and per case:
