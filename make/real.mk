@@ -16,8 +16,8 @@ MCCLIENT_IMG ?= mcclient:test
 MEMCACHED_EXPORTER_IMG ?= memcached-exporter:$(MEMCACHED_EXPORTER_VERSION)
 
 .PHONY: real-images
-real-images: ## Push what the real node runs to the local registry: memcached, the exporter, the operator image REAL_IMG, the test client.
-	hack/images/local-images.sh static builder memcached
+real-images: ## Push what the real node runs to the local registry: memcached, the exporter, the operator image REAL_IMG, the test clients (mcclient, pyclients).
+	hack/images/local-images.sh static builder memcached pyclients
 	hack/images/local-images.sh gobin $(MCCLIENT_IMG) ./test/real/cmd/mcclient
 	@grep -q "github.com/prometheus/memcached_exporter $(MEMCACHED_EXPORTER_VERSION)$$" hack/tools/memcached-exporter/go.mod || \
 		{ echo "hack/tools/memcached-exporter/go.mod does not require memcached_exporter $(MEMCACHED_EXPORTER_VERSION)" >&2; exit 1; }

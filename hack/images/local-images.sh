@@ -21,6 +21,21 @@
 #   pause      $REGISTRY/pause:3.10: hack/images/pause (static Go), USER 65535:65535; containerd's
 #              sandbox_image on the real node.
 #   all        all of the above, in that order (the default).
+#   pyclients  $REGISTRY/memcached-pyclients:$PYCLIENTS_TAG: the Python clients the user guide names,
+#              from the host's Debian packages, and test/real/pyclients/keys.py as /keys.py, the
+#              ENTRYPOINT (#!/usr/bin/python3 -I): /usr/bin/python3.X (python3 a link to it), its
+#              standard library without tests, GUI, build, packaging and Python 2 tools (test,
+#              idlelib, tkinter, turtledemo, lib2to3, distutils, ensurepip, venv, config-*,
+#              pydoc_data, ...), the lib-dynload modules that need no library beyond those below,
+#              pylibmc with its _pylibmc module, pymemcache (without its tests) and six from
+#              /usr/lib/python3/dist-packages; exactly the libraries `ldd` lists for python3.X and
+#              _pylibmc (libmemcached, libhashkit, libsasl2, libcrypto, ...), at the paths it prints;
+#              /etc/nsswitch.conf "hosts: files dns"; user nonroot, USER 65532:65532. Key
+#              PYCLIENTS_IMAGE. Packages: hack/cluster/host-packages.sh base.
+#   pyclients-rootfs DIR
+#              stages the pyclients image's files into DIR (empty or missing) without building or
+#              pushing anything (no registry needed), e.g. to run them with
+#              `chroot --userspec=65532:65532 DIR /keys.py ...`.
 #   olm        $REGISTRY/local/olm:$OLM_VERSION, the equivalent of quay.io/operator-framework/olm:$OLM_VERSION
 #              (OLM's Dockerfile: distroless static:debug + the release binaries): /bin/olm,
 #              /bin/catalog, /bin/package-server, /bin/copy-content and /bin/cpb built statically from
@@ -57,7 +72,7 @@
 #
 # Every image pushed is recorded as KEY=127.0.0.1:5000/<repository>@sha256:... in
 # $REGISTRY_DIR/images.env (keys BASE_IMAGE, BUILDER_IMAGE, OPM_IMAGE, MEMCACHED_IMAGE,
-# PAUSE_IMAGE; gobin: NAME upper-cased with _IMAGE, e.g. MEMCACHED_CLIENT_IMAGE), so scripts and
+# PAUSE_IMAGE, PYCLIENTS_IMAGE; gobin: NAME upper-cased with _IMAGE, e.g. MEMCACHED_CLIENT_IMAGE), so scripts and
 # tests can refer to images by digest (`. $REGISTRY_DIR/images.env`).
 #
 # Idempotent and cheap when nothing changed: each image's history records a hash of its inputs
@@ -72,6 +87,7 @@
 # Environment (defaults): REGISTRY_DIR=<repo>/.registry  REGISTRY_PORT=5000  BUILDAH_DIR=<repo>/.buildah
 #   LOCALBIN=<repo>/bin  GOLANG_VERSION=1.26  OPM_VERSION=v1.74.0  GRPC_HEALTH_PROBE_VERSION=v0.4.53
 #   MEMCACHED_BIN=/usr/bin/memcached  MEMCACHED_TAG=<from dpkg>  PAUSE_TAG=3.10
+#   PYCLIENTS_TAG=py<X.Y>-pylibmc<version>-pymemcache<version> (from dpkg)
 #   OLM_VERSION=v0.46.0  OPERATOR_CONTROLLER_VERSION=v1.2.0  CERT_MANAGER_VERSION=v1.11.5
 #   FORCE=1 rebuilds and pushes even when the registry has the same inputs.
 set -euo pipefail
@@ -97,7 +113,7 @@ export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" no_proxy="127.0.0.1
 t0=$(date +%s%N)
 # shellcheck source=../lib/procs.sh
 . "$root/hack/lib/procs.sh"
-usage() { sed -n '2,76p' "$0" >&2; exit 2; }
+usage() { sed -n '2,92p' "$0" >&2; exit 2; }
 
 buildah() { command buildah --root "$BUILDAH_DIR/storage" --runroot "$BUILDAH_DIR/run" --storage-driver vfs "$@"; }
 skopeo_inspect() { skopeo inspect --tls-verify=false --retry-times 0 "$@"; }
@@ -295,6 +311,65 @@ img_memcached() {
   assemble MEMCACHED_IMAGE "$registry/memcached:$tag" scratch "memcached $version from Debian"
 }
 
+# ldd_paths FILE...: the absolute paths `ldd` prints for FILEs (the loader included), one a line.
+ldd_paths() {
+  local f
+  for f in "$@"; do ldd "$f" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\//) print $i }'; done | LC_ALL=C sort -u
+}
+
+# pyclients_rootfs DIR: stages the pyclients image's files into DIR (see the header). Sets
+# $pyclients_desc and $pyclients_tag.
+pyclients_rootfs() {
+  local dir=$1 py ver stdlib dist ext lib mod pylibmc_v pymemcache_v
+  py=$(readlink -f /usr/bin/python3) || die "/usr/bin/python3 not found: install Debian's python3"
+  ver=$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+  stdlib=/usr/lib/python$ver dist=/usr/lib/python3/dist-packages
+  ext=$(ls "$dist"/_pylibmc.cpython-*.so 2>/dev/null | head -n1)
+  [ -n "$ext" ] && [ -d "$dist/pylibmc" ] && [ -d "$dist/pymemcache" ] && [ -f "$dist/six.py" ] ||
+    die "pylibmc, pymemcache or six missing in $dist: install python3-pylibmc and python3-pymemcache (hack/cluster/host-packages.sh base)"
+  pylibmc_v=$(dpkg-query -W -f '${Version}' python3-pylibmc) pymemcache_v=$(dpkg-query -W -f '${Version}' python3-pymemcache)
+  pylibmc_v=${pylibmc_v#*:} pymemcache_v=${pymemcache_v#*:}
+  pyclients_tag=${PYCLIENTS_TAG:-py$ver-pylibmc${pylibmc_v%%-*}-pymemcache${pymemcache_v%%-*}}
+  pyclients_desc="Python $ver, pylibmc $pylibmc_v (libmemcached $(dpkg-query -W -f '${Version}' libmemcached11)), pymemcache $pymemcache_v from Debian; test/real/pyclients/keys.py"
+  mkdir -p "$dir"
+  [ -z "$(ls -A "$dir")" ] || die "$dir is not empty"
+  rootfs=$dir
+  etc_files nonroot:65532
+  install -D -m 0644 /dev/stdin "$rootfs/etc/nsswitch.conf" <<<"hosts: files dns"
+  install -D -m 0755 "$py" "$rootfs/usr/bin/python$ver"
+  ln -s "python$ver" "$rootfs/usr/bin/python3"
+  # The standard library without what a client script never imports; sitecustomize.py is a link
+  # to /etc (Debian's hook), left out.
+  mkdir -p "$rootfs$stdlib/lib-dynload" "$rootfs$dist"
+  tar -C "$stdlib" -cf - --exclude=./test --exclude=./idlelib --exclude=./tkinter --exclude=./turtledemo \
+    --exclude=./lib2to3 --exclude=./distutils --exclude=./ensurepip --exclude=./venv --exclude='./config-*' \
+    --exclude=./pydoc_data --exclude=./sqlite3 --exclude=./curses --exclude=./dbm --exclude=./unittest \
+    --exclude=./turtle.py --exclude=./sitecustomize.py --exclude=./lib-dynload --exclude='./__pycache__/turtle.*' . |
+    tar -C "$rootfs$stdlib" -xf -
+  (cd "$dist" && tar -cf - --exclude=pymemcache/test pylibmc "$(basename "$ext")" pymemcache six.py __pycache__/six.cpython-*.pyc) |
+    tar -C "$rootfs$dist" -xf -
+  # Exactly what the loader resolves for the interpreter and pylibmc's extension module.
+  for lib in $(ldd_paths "$py" "$ext"); do
+    install -D -m 0755 "$(readlink -f "$lib")" "$rootfs$lib"
+  done
+  # lib-dynload modules that need nothing more (no test modules): _json, _queue, _typing, ...
+  for mod in "$stdlib"/lib-dynload/*.so; do
+    case $(basename "$mod") in _test* | _ctypes_test* | _xx* | xx*) continue ;; esac
+    for lib in $(ldd_paths "$mod"); do [ -e "$rootfs$lib" ] || continue 2; done
+    install -m 0644 "$mod" "$rootfs$stdlib/lib-dynload/"
+  done
+  install -m 0755 "$root/test/real/pyclients/keys.py" "$rootfs/keys.py"
+}
+
+img_pyclients() {
+  new_rootfs pyclients
+  rmdir "$rootfs"
+  pyclients_rootfs "$rootfs"
+  cfg+=(--user 65532:65532 --workingdir / --entrypoint '["/keys.py"]' --cmd idle
+    --label "org.opencontainers.image.version=$pyclients_tag")
+  assemble PYCLIENTS_IMAGE "$registry/memcached-pyclients:$pyclients_tag" scratch "$pyclients_desc"
+}
+
 img_pause() {
   new_rootfs pause
   (cd "$root" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$rootfs/pause" ./hack/images/pause)
@@ -425,7 +500,12 @@ cmd_record() {
 }
 
 [ $# -gt 0 ] || set -- all
-case $1 in -h | --help) usage ;; digests) cat "$images_env"; exit 0 ;; record) shift; cmd_record "$@"; exit 0 ;; esac
+case $1 in
+  -h | --help) usage ;;
+  digests) cat "$images_env"; exit 0 ;;
+  record) shift; cmd_record "$@"; exit 0 ;;
+  pyclients-rootfs) [ $# -eq 2 ] || die "usage: pyclients-rootfs DIR"; pyclients_rootfs "$2"; step "staged the pyclients image's files in $2 ($(du -sh --apparent-size "$2" | cut -f1))"; exit 0 ;;
+esac
 
 for c in buildah skopeo; do command -v "$c" >/dev/null || die "$c not found (hack/cluster/host-packages.sh real)"; done
 curl -fsS -o /dev/null --max-time 2 "http://$registry/v2/" 2>/dev/null ||
@@ -446,6 +526,7 @@ case $1 in
         builder) img_builder ;;
         opm) img_opm ;;
         memcached) img_memcached ;;
+        pyclients) img_pyclients ;;
         pause) img_pause ;;
         olm) img_olm ;;
         olmv1) img_olmv1 ;;

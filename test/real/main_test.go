@@ -30,7 +30,8 @@ limitations under the License.
 //	  go test -tags real ./test/real/ -v -count=1 -timeout 30m
 //
 // Environment: KUBECONFIG, KUBECTL, MEMCACHED_IMAGE (the operand image the operator was deployed
-// with, by digest) and MCCLIENT_IMAGE (the client image) are required; OPERATOR_IMAGE (the manager
+// with, by digest) and MCCLIENT_IMAGE (the client image) are required; PYCLIENTS_IMAGE (the Python
+// clients of test/real/pyclients) is required by TestClientsKeepKeys; OPERATOR_IMAGE (the manager
 // image the Deployment must run; not checked when empty), OPERATOR_NAMESPACE (default
 // memcached-operator-system) and REAL_ARTIFACTS (directory for the manager logs, default a new
 // temporary directory) are optional.
