@@ -43,6 +43,19 @@
 #              {controller,cainjector,webhook}:$CERT_MANAGER_VERSION (/app/cmd/NAME/NAME, the path
 #              cert-manager's images use), USER 1000. Keys OPERATOR_CONTROLLER_IMAGE, CATALOGD_IMAGE,
 #              CERT_MANAGER_{CONTROLLER,CAINJECTOR,WEBHOOK}_IMAGE.
+#   prometheus $REGISTRY/prometheus:<Debian's upstream version, e.g. 2.42.0>: Debian's
+#              /usr/bin/prometheus (of the prometheus package, host-packages.sh base) as /bin/prometheus,
+#              exactly the libraries `ldd` lists, /etc/prometheus and /prometheus owned by nobody
+#              65534, USER 65534:65534, WORKDIR /prometheus, ENTRYPOINT /bin/prometheus, as
+#              quay.io/prometheus/prometheus lays it out (prometheus-operator gives every argument).
+#              Key PROMETHEUS_IMAGE.
+#   prometheus-operator
+#              prometheus-operator $PROMETHEUS_OPERATOR_VERSION from its Go module
+#              (hack/tools/prometheus-operator), each as its release Dockerfile lays it out, on the
+#              static base, USER 65534: $REGISTRY/local/prometheus-operator:$PROMETHEUS_OPERATOR_VERSION
+#              (/bin/operator) and local/prometheus-config-reloader (/bin/prometheus-config-reloader,
+#              the path prometheus-operator runs in the Prometheus pods). Keys PROMETHEUS_OPERATOR_IMAGE,
+#              PROMETHEUS_CONFIG_RELOADER_IMAGE.
 #   operator NAME:TAG DIR
 #              the operator image of the source tree DIR (a past release's `git archive`) as its
 #              Dockerfile builds it: DIR's manager (CGO_ENABLED=0) as /manager on the static base,
@@ -73,6 +86,7 @@
 #   LOCALBIN=<repo>/bin  GOLANG_VERSION=1.26  OPM_VERSION=v1.74.0  GRPC_HEALTH_PROBE_VERSION=v0.4.53
 #   MEMCACHED_BIN=/usr/bin/memcached  MEMCACHED_TAG=<from dpkg>  PAUSE_TAG=3.10
 #   OLM_VERSION=v0.46.0  OPERATOR_CONTROLLER_VERSION=v1.2.0  CERT_MANAGER_VERSION=v1.11.5
+#   PROMETHEUS_BIN=/usr/bin/prometheus  PROMETHEUS_OPERATOR_VERSION=v0.85.0
 #   FORCE=1 rebuilds and pushes even when the registry has the same inputs.
 set -euo pipefail
 
@@ -88,6 +102,8 @@ MEMCACHED_BIN=${MEMCACHED_BIN:-/usr/bin/memcached}
 PAUSE_TAG=${PAUSE_TAG:-3.10}
 export OLM_VERSION=${OLM_VERSION:-v0.46.0}
 export OPERATOR_CONTROLLER_VERSION=${OPERATOR_CONTROLLER_VERSION:-v1.2.0} CERT_MANAGER_VERSION=${CERT_MANAGER_VERSION:-v1.11.5}
+PROMETHEUS_BIN=${PROMETHEUS_BIN:-/usr/bin/prometheus}
+PROMETHEUS_OPERATOR_VERSION=${PROMETHEUS_OPERATOR_VERSION:-v0.85.0}
 registry=127.0.0.1:$REGISTRY_PORT
 images_env=$REGISTRY_DIR/images.env
 # Bump when a recipe below changes in a way its inputs hash does not see.
@@ -97,7 +113,7 @@ export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" no_proxy="127.0.0.1
 t0=$(date +%s%N)
 # shellcheck source=../lib/procs.sh
 . "$root/hack/lib/procs.sh"
-usage() { sed -n '2,76p' "$0" >&2; exit 2; }
+usage() { sed -n '2,/^set -euo pipefail$/p' "$0" | sed '$d' >&2; exit 2; }
 
 buildah() { command buildah --root "$BUILDAH_DIR/storage" --runroot "$BUILDAH_DIR/run" --storage-driver vfs "$@"; }
 skopeo_inspect() { skopeo inspect --tls-verify=false --retry-times 0 "$@"; }
@@ -278,7 +294,7 @@ img_opm() {
 }
 
 img_memcached() {
-  local version tag lib
+  local version tag
   [ -x "$MEMCACHED_BIN" ] || die "$MEMCACHED_BIN not found: install Debian's memcached (hack/cluster/host-packages.sh base)"
   version=$(dpkg-query -W -f '${Version}' memcached 2>/dev/null || "$MEMCACHED_BIN" -V | cut -d' ' -f2)
   version=${version#*:}
@@ -287,12 +303,60 @@ img_memcached() {
   etc_files memcache:11211
   install -D -m 0755 "$MEMCACHED_BIN" "$rootfs/usr/bin/memcached"
   # Exactly what the dynamic loader resolves (the loader itself included), at the paths ldd prints.
-  for lib in $(ldd "$MEMCACHED_BIN" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\//) print $i }'); do
-    install -D -m 0755 "$(readlink -f "$lib")" "$rootfs$lib"
-  done
+  ldd_libs "$MEMCACHED_BIN"
   cfg+=(--user 11211:11211 --workingdir / --entrypoint '["memcached"]' --port 11211/tcp
     --label "org.opencontainers.image.version=$tag")
   assemble MEMCACHED_IMAGE "$registry/memcached:$tag" scratch "memcached $version from Debian"
+}
+
+# ldd_libs BINARY: copies what the dynamic loader resolves for BINARY (the loader itself included)
+# into $rootfs at the paths ldd prints.
+ldd_libs() {
+  local lib
+  for lib in $(ldd "$1" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\//) print $i }'); do
+    install -D -m 0755 "$(readlink -f "$lib")" "$rootfs$lib"
+  done
+}
+
+img_prometheus() {
+  local version tag
+  [ -x "$PROMETHEUS_BIN" ] || die "$PROMETHEUS_BIN not found: install Debian's prometheus (hack/cluster/host-packages.sh base)"
+  version=$(dpkg-query -W -f '${Version}' prometheus 2>/dev/null) || die "Debian's prometheus package is not installed (hack/cluster/host-packages.sh base)"
+  version=${version#*:}
+  tag=${version%%+*}
+  tag=${tag%%-*}
+  new_rootfs prometheus
+  etc_files nobody:65534
+  install -D -m 0755 "$PROMETHEUS_BIN" "$rootfs/bin/prometheus"
+  ldd_libs "$PROMETHEUS_BIN"
+  install -d -m 0755 -o 65534 -g 65534 "$rootfs/etc/prometheus" "$rootfs/prometheus"
+  cfg+=(--user 65534:65534 --workingdir /prometheus --entrypoint '["/bin/prometheus"]' --port 9090/tcp
+    --label "org.opencontainers.image.version=$tag")
+  assemble PROMETHEUS_IMAGE "$registry/prometheus:$tag" scratch "prometheus $version from Debian"
+}
+
+img_prometheus_operator() {
+  local base dir=$root/hack/tools/prometheus-operator pkg=github.com/prometheus-operator/prometheus-operator/cmd c ldflags
+  grep -q "github.com/prometheus-operator/prometheus-operator $PROMETHEUS_OPERATOR_VERSION$" "$dir/go.mod" ||
+    die "hack/tools/prometheus-operator/go.mod does not require prometheus-operator $PROMETHEUS_OPERATOR_VERSION"
+  # As its Makefile stamps a release (the operator derives its default reloader image from Version).
+  ldflags="-s -w -X github.com/prometheus/common/version.Version=${PROMETHEUS_OPERATOR_VERSION#v} -X github.com/prometheus/common/version.Branch=HEAD -X github.com/prometheus/common/version.Revision=$PROMETHEUS_OPERATOR_VERSION"
+  img_static
+  base=$(digest_of BASE_IMAGE)
+  for c in operator prometheus-config-reloader; do
+    new_rootfs "prometheus-operator-$c"
+    step "building prometheus-operator $PROMETHEUS_OPERATOR_VERSION's $c"
+    (cd "$dir" && CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$rootfs/bin/$c" "$pkg/$c")
+    static_binary "$rootfs/bin/$c"
+    cfg=(--user 65534 --workingdir / --entrypoint "[\"/bin/$c\"]")
+    if [ "$c" = operator ]; then
+      assemble PROMETHEUS_OPERATOR_IMAGE "$registry/local/prometheus-operator:$PROMETHEUS_OPERATOR_VERSION" "$base" \
+        "local equivalent of quay.io/prometheus-operator/prometheus-operator:$PROMETHEUS_OPERATOR_VERSION, from its Go module"
+    else
+      assemble PROMETHEUS_CONFIG_RELOADER_IMAGE "$registry/local/prometheus-config-reloader:$PROMETHEUS_OPERATOR_VERSION" "$base" \
+        "local equivalent of quay.io/prometheus-operator/prometheus-config-reloader:$PROMETHEUS_OPERATOR_VERSION, from its Go module"
+    fi
+  done
 }
 
 img_pause() {
@@ -451,6 +515,8 @@ case $1 in
         olmv1) img_olmv1 ;;
         opm-index) img_opm_index ;;
         ubi) img_ubi ;;
+        prometheus) img_prometheus ;;
+        prometheus-operator) img_prometheus_operator ;;
         *) usage ;;
       esac
     done ;;
