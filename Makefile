@@ -17,7 +17,7 @@
 #   make/images.mk   how images are built and pushed (container-build, container-push, buildah), the
 #                    local registry and the local images
 #   make/cluster.mk  the local cluster (NODE=kwok|real: cluster-up/down), OLM on it, the kwok demos
-#   make/real.mk     the real-node tier: its images, deploy-real, test-real, test-olm-real, OLM v1, demos
+#   make/real.mk     the real-node tier: its images, deploy-real, the Prometheus Operator, test-real, test-olm-real, OLM v1, demos
 #   make/tools.mk    the pinned tools built into ./bin (controller-gen, kustomize, kubectl, opm, ...)
 
 # VERSION is the operator version of the bundle and the image tags.

@@ -43,12 +43,15 @@
 #              {controller,cainjector,webhook}:$CERT_MANAGER_VERSION (/app/cmd/NAME/NAME, the path
 #              cert-manager's images use), USER 1000. Keys OPERATOR_CONTROLLER_IMAGE, CATALOGD_IMAGE,
 #              CERT_MANAGER_{CONTROLLER,CAINJECTOR,WEBHOOK}_IMAGE.
-#   prometheus $REGISTRY/prometheus:<Debian's upstream version, e.g. 2.42.0>: Debian's
-#              /usr/bin/prometheus (of the prometheus package, host-packages.sh base) as /bin/prometheus,
-#              exactly the libraries `ldd` lists, /etc/prometheus and /prometheus owned by nobody
-#              65534, USER 65534:65534, WORKDIR /prometheus, ENTRYPOINT /bin/prometheus, as
-#              quay.io/prometheus/prometheus lays it out (prometheus-operator gives every argument).
-#              Key PROMETHEUS_IMAGE.
+#   prometheus $REGISTRY/local/prometheus:<version>, the equivalent of quay.io/prometheus/prometheus:
+#              the Prometheus server of the github.com/prometheus/prometheus module version that
+#              hack/tools/prometheus requires (the one prometheus-operator
+#              $PROMETHEUS_OPERATOR_VERSION is built against and defaults to: v0.305.0 = v3.5.0),
+#              static, as /bin/prometheus on the static base; /etc/prometheus and /prometheus owned
+#              by nobody, USER 65534:65534, WORKDIR /prometheus, ENTRYPOINT /bin/prometheus as the
+#              release image (prometheus-operator gives every argument). Debian's prometheus
+#              package cannot serve here: it is built without Kubernetes service discovery, which
+#              every configuration prometheus-operator writes uses. Key PROMETHEUS_IMAGE.
 #   prometheus-operator
 #              prometheus-operator $PROMETHEUS_OPERATOR_VERSION from its Go module
 #              (hack/tools/prometheus-operator), each as its release Dockerfile lays it out, on the
@@ -86,7 +89,7 @@
 #   LOCALBIN=<repo>/bin  GOLANG_VERSION=1.26  OPM_VERSION=v1.74.0  GRPC_HEALTH_PROBE_VERSION=v0.4.53
 #   MEMCACHED_BIN=/usr/bin/memcached  MEMCACHED_TAG=<from dpkg>  PAUSE_TAG=3.10
 #   OLM_VERSION=v0.46.0  OPERATOR_CONTROLLER_VERSION=v1.2.0  CERT_MANAGER_VERSION=v1.11.5
-#   PROMETHEUS_BIN=/usr/bin/prometheus  PROMETHEUS_OPERATOR_VERSION=v0.85.0
+#   PROMETHEUS_OPERATOR_VERSION=v0.85.0
 #   FORCE=1 rebuilds and pushes even when the registry has the same inputs.
 set -euo pipefail
 
@@ -102,7 +105,6 @@ MEMCACHED_BIN=${MEMCACHED_BIN:-/usr/bin/memcached}
 PAUSE_TAG=${PAUSE_TAG:-3.10}
 export OLM_VERSION=${OLM_VERSION:-v0.46.0}
 export OPERATOR_CONTROLLER_VERSION=${OPERATOR_CONTROLLER_VERSION:-v1.2.0} CERT_MANAGER_VERSION=${CERT_MANAGER_VERSION:-v1.11.5}
-PROMETHEUS_BIN=${PROMETHEUS_BIN:-/usr/bin/prometheus}
 PROMETHEUS_OPERATOR_VERSION=${PROMETHEUS_OPERATOR_VERSION:-v0.85.0}
 registry=127.0.0.1:$REGISTRY_PORT
 images_env=$REGISTRY_DIR/images.env
@@ -294,7 +296,7 @@ img_opm() {
 }
 
 img_memcached() {
-  local version tag
+  local version tag lib
   [ -x "$MEMCACHED_BIN" ] || die "$MEMCACHED_BIN not found: install Debian's memcached (hack/cluster/host-packages.sh base)"
   version=$(dpkg-query -W -f '${Version}' memcached 2>/dev/null || "$MEMCACHED_BIN" -V | cut -d' ' -f2)
   version=${version#*:}
@@ -303,36 +305,39 @@ img_memcached() {
   etc_files memcache:11211
   install -D -m 0755 "$MEMCACHED_BIN" "$rootfs/usr/bin/memcached"
   # Exactly what the dynamic loader resolves (the loader itself included), at the paths ldd prints.
-  ldd_libs "$MEMCACHED_BIN"
+  for lib in $(ldd "$MEMCACHED_BIN" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\//) print $i }'); do
+    install -D -m 0755 "$(readlink -f "$lib")" "$rootfs$lib"
+  done
   cfg+=(--user 11211:11211 --workingdir / --entrypoint '["memcached"]' --port 11211/tcp
     --label "org.opencontainers.image.version=$tag")
   assemble MEMCACHED_IMAGE "$registry/memcached:$tag" scratch "memcached $version from Debian"
 }
 
-# ldd_libs BINARY: copies what the dynamic loader resolves for BINARY (the loader itself included)
-# into $rootfs at the paths ldd prints.
-ldd_libs() {
-  local lib
-  for lib in $(ldd "$1" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\//) print $i }'); do
-    install -D -m 0755 "$(readlink -f "$lib")" "$rootfs$lib"
-  done
+# prometheus_version MODULE_VERSION: the Prometheus release of a github.com/prometheus/prometheus
+# module version (v0.305.0 is Prometheus 3.5.0: v0.<major><minor, two digits>.<patch>).
+prometheus_version() {
+  local v=${1#v0.} mm
+  mm=${v%%.*}
+  echo "v$((mm / 100)).$((10#${mm: -2})).${v#*.}"
 }
 
 img_prometheus() {
-  local version tag
-  [ -x "$PROMETHEUS_BIN" ] || die "$PROMETHEUS_BIN not found: install Debian's prometheus (hack/cluster/host-packages.sh base)"
-  version=$(dpkg-query -W -f '${Version}' prometheus 2>/dev/null) || die "Debian's prometheus package is not installed (hack/cluster/host-packages.sh base)"
-  version=${version#*:}
-  tag=${version%%+*}
-  tag=${tag%%-*}
+  local base dir=$root/hack/tools/prometheus modver version
+  modver=$(cd "$dir" && go list -m -f '{{.Version}}' github.com/prometheus/prometheus) ||
+    die "hack/tools/prometheus/go.mod does not require github.com/prometheus/prometheus"
+  version=$(prometheus_version "$modver")
+  img_static
+  base=$(digest_of BASE_IMAGE)
   new_rootfs prometheus
-  etc_files nobody:65534
-  install -D -m 0755 "$PROMETHEUS_BIN" "$rootfs/bin/prometheus"
-  ldd_libs "$PROMETHEUS_BIN"
+  step "building Prometheus $version (github.com/prometheus/prometheus $modver)"
+  (cd "$dir" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X github.com/prometheus/common/version.Version=${version#v} -X github.com/prometheus/common/version.Branch=HEAD -X github.com/prometheus/common/version.Revision=$modver" \
+    -o "$rootfs/bin/prometheus" github.com/prometheus/prometheus/cmd/prometheus)
+  static_binary "$rootfs/bin/prometheus"
   install -d -m 0755 -o 65534 -g 65534 "$rootfs/etc/prometheus" "$rootfs/prometheus"
-  cfg+=(--user 65534:65534 --workingdir /prometheus --entrypoint '["/bin/prometheus"]' --port 9090/tcp
-    --label "org.opencontainers.image.version=$tag")
-  assemble PROMETHEUS_IMAGE "$registry/prometheus:$tag" scratch "prometheus $version from Debian"
+  cfg=(--user 65534:65534 --workingdir /prometheus --entrypoint '["/bin/prometheus"]' --port 9090/tcp
+    --label "org.opencontainers.image.version=$version")
+  assemble PROMETHEUS_IMAGE "$registry/local/prometheus:$version" "$base" \
+    "local equivalent of quay.io/prometheus/prometheus:$version, from its Go module"
 }
 
 img_prometheus_operator() {
