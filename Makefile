@@ -17,7 +17,7 @@
 #   make/images.mk   how images are built and pushed (container-build, container-push, buildah), the
 #                    local registry and the local images
 #   make/cluster.mk  the local cluster (NODE=kwok|real: cluster-up/down), OLM on it, the kwok demos
-#   make/real.mk     the real-node tier: its images, deploy-real, test-real, test-olm-real, OLM v1, demos
+#   make/real.mk     the real-node tier: its images, deploy-real, the Prometheus Operator, test-real, test-olm-real, OLM v1, demos
 #   make/tools.mk    the pinned tools built into ./bin (controller-gen, kustomize, kubectl, opm, ...)
 
 # VERSION is the operator version of the bundle and the image tags.
@@ -87,6 +87,10 @@ GRPC_HEALTH_PROBE_VERSION ?= v0.4.53
 # module (hack/tools/memcached-exporter, whose go.mod must require it); users get the public
 # quay.io/prometheus/memcached-exporter of the same tag (RELATED_IMAGE_MEMCACHED_EXPORTER).
 MEMCACHED_EXPORTER_VERSION ?= v0.16.0
+# prometheus-operator and its prometheus-config-reloader, built from this release's Go module
+# (hack/tools/prometheus-operator, whose go.mod must require it: v0.85.0 is the newest the proxy
+# serves) for the real-node tier's Prometheus (hack/monitoring/prometheus-operator-up.sh).
+PROMETHEUS_OPERATOR_VERSION ?= v0.85.0
 
 SHELL = /usr/bin/env bash -o pipefail
 .SHELLFLAGS = -ec
@@ -94,7 +98,7 @@ SHELL = /usr/bin/env bash -o pipefail
 LOCALBIN ?= $(shell pwd)/bin
 export LOCALBIN
 
-export KUBE_VERSION ETCD_VERSION COREDNS_VERSION CRICTL_VERSION KWOK_VERSION OPERATOR_SDK_VERSION OPM_VERSION OLM_VERSION GRPC_HEALTH_PROBE_VERSION OPERATOR_CONTROLLER_VERSION CERT_MANAGER_VERSION
+export KUBE_VERSION ETCD_VERSION COREDNS_VERSION CRICTL_VERSION KWOK_VERSION OPERATOR_SDK_VERSION OPM_VERSION OLM_VERSION GRPC_HEALTH_PROBE_VERSION OPERATOR_CONTROLLER_VERSION CERT_MANAGER_VERSION PROMETHEUS_OPERATOR_VERSION
 export REGISTRY_PORT REGISTRY_DIR BUILDAH_DIR GOLANG_VERSION
 
 .PHONY: all

@@ -1,7 +1,7 @@
 # make/real.mk, included by the Makefile (its header lists every part).
-# The real-node tier (needs root): the images it runs, deploy-real, the suites (test-real,
-# test-olm-real, test-olmv1-real), OLM v0 and v1 as pods, the demos, scorecard as pods. The node
-# itself is started by make/cluster.mk (cluster-up NODE=real).
+# The real-node tier (needs root): the images it runs, deploy-real, the Prometheus Operator, the
+# suites (test-real, test-olm-real, test-olmv1-real), OLM v0 and v1 as pods, the demos, scorecard
+# as pods. The node itself is started by make/cluster.mk (cluster-up NODE=real).
 
 ##@ Real-node tier (needs root)
 
@@ -33,13 +33,23 @@ deploy-real: kustomize kubectl controller-gen ## Install dist/install.yaml (make
 undeploy-real: kustomize kubectl ## Remove what deploy-real applied (operator, CRD and every Memcached).
 	KUBECONFIG="$(REAL_KUBECONFIG)" CLUSTER_DIR="$(REAL_CLUSTER_DIR)" KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" hack/cluster/deploy-real.sh delete
 
+# PROMETHEUS_OPERATOR_NAMESPACE is where hack/monitoring/prometheus-operator-up.sh runs the
+# Prometheus Operator (test/real's TestPrometheusScrapesMemcached creates a Prometheus it reconciles).
+PROMETHEUS_OPERATOR_NAMESPACE ?= prometheus-operator
+
+.PHONY: prometheus-operator-up
+prometheus-operator-up: kubectl kustomize ## Install the Prometheus Operator (PROMETHEUS_OPERATOR_VERSION, its CRDs, RBAC and Deployment from its module source; local images) into the real-node cluster.
+	CLUSTER_DIR="$(REAL_CLUSTER_DIR)" PROMETHEUS_OPERATOR_NAMESPACE=$(PROMETHEUS_OPERATOR_NAMESPACE) hack/monitoring/prometheus-operator-up.sh
+
 .PHONY: test-real
-test-real: kubectl kustomize ## Prove the operator on real pods: starts the real node, pushes the images, deploys, runs test/real.
+test-real: kubectl kustomize ## Prove the operator on real pods: starts the real node, pushes the images, installs the Prometheus Operator, deploys, runs test/real.
 	$(MAKE) --no-print-directory cluster-up NODE=real CLUSTER_DIR=$(REAL_CLUSTER_DIR)
 	$(MAKE) --no-print-directory real-images
+	$(MAKE) --no-print-directory prometheus-operator-up
 	$(MAKE) --no-print-directory deploy-real
 	set -a; . "$(REGISTRY_DIR)/images.env"; . "$(REAL_CLUSTER_DIR)/deploy/images.env"; set +a; \
 	KUBECONFIG="$(REAL_KUBECONFIG)" KUBECTL="$(KUBECTL)" REAL_ARTIFACTS="$(REAL_CLUSTER_DIR)/test-real" \
+	PROMETHEUS_OPERATOR_NAMESPACE=$(PROMETHEUS_OPERATOR_NAMESPACE) \
 		go test -tags real ./test/real/ -v -count=1 -timeout 30m
 
 .PHONY: demo-real

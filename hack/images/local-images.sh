@@ -58,6 +58,22 @@
 #              {controller,cainjector,webhook}:$CERT_MANAGER_VERSION (/app/cmd/NAME/NAME, the path
 #              cert-manager's images use), USER 1000. Keys OPERATOR_CONTROLLER_IMAGE, CATALOGD_IMAGE,
 #              CERT_MANAGER_{CONTROLLER,CAINJECTOR,WEBHOOK}_IMAGE.
+#   prometheus $REGISTRY/local/prometheus:<version>, the equivalent of quay.io/prometheus/prometheus:
+#              the Prometheus server of the github.com/prometheus/prometheus module version that
+#              hack/tools/prometheus requires (the one prometheus-operator
+#              $PROMETHEUS_OPERATOR_VERSION is built against and defaults to: v0.305.0 = v3.5.0),
+#              static, as /bin/prometheus on the static base; /etc/prometheus and /prometheus owned
+#              by nobody, USER 65534:65534, WORKDIR /prometheus, ENTRYPOINT /bin/prometheus as the
+#              release image (prometheus-operator gives every argument). Debian's prometheus
+#              package cannot serve here: it is built without Kubernetes service discovery, which
+#              every configuration prometheus-operator writes uses. Key PROMETHEUS_IMAGE.
+#   prometheus-operator
+#              prometheus-operator $PROMETHEUS_OPERATOR_VERSION from its Go module
+#              (hack/tools/prometheus-operator), each as its release Dockerfile lays it out, on the
+#              static base, USER 65534: $REGISTRY/local/prometheus-operator:$PROMETHEUS_OPERATOR_VERSION
+#              (/bin/operator) and local/prometheus-config-reloader (/bin/prometheus-config-reloader,
+#              the path prometheus-operator runs in the Prometheus pods). Keys PROMETHEUS_OPERATOR_IMAGE,
+#              PROMETHEUS_CONFIG_RELOADER_IMAGE.
 #   operator NAME:TAG DIR
 #              the operator image of the source tree DIR (a past release's `git archive`) as its
 #              Dockerfile builds it: DIR's manager (CGO_ENABLED=0) as /manager on the static base,
@@ -89,6 +105,7 @@
 #   MEMCACHED_BIN=/usr/bin/memcached  MEMCACHED_TAG=<from dpkg>  PAUSE_TAG=3.10
 #   PYCLIENTS_TAG=py<X.Y>-pylibmc<version>-pymemcache<version> (from dpkg)
 #   OLM_VERSION=v0.46.0  OPERATOR_CONTROLLER_VERSION=v1.2.0  CERT_MANAGER_VERSION=v1.11.5
+#   PROMETHEUS_OPERATOR_VERSION=v0.85.0
 #   FORCE=1 rebuilds and pushes even when the registry has the same inputs.
 set -euo pipefail
 
@@ -104,6 +121,7 @@ MEMCACHED_BIN=${MEMCACHED_BIN:-/usr/bin/memcached}
 PAUSE_TAG=${PAUSE_TAG:-3.10}
 export OLM_VERSION=${OLM_VERSION:-v0.46.0}
 export OPERATOR_CONTROLLER_VERSION=${OPERATOR_CONTROLLER_VERSION:-v1.2.0} CERT_MANAGER_VERSION=${CERT_MANAGER_VERSION:-v1.11.5}
+PROMETHEUS_OPERATOR_VERSION=${PROMETHEUS_OPERATOR_VERSION:-v0.85.0}
 registry=127.0.0.1:$REGISTRY_PORT
 images_env=$REGISTRY_DIR/images.env
 # Bump when a recipe below changes in a way its inputs hash does not see.
@@ -113,7 +131,7 @@ export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" no_proxy="127.0.0.1
 t0=$(date +%s%N)
 # shellcheck source=../lib/procs.sh
 . "$root/hack/lib/procs.sh"
-usage() { sed -n '2,92p' "$0" >&2; exit 2; }
+usage() { sed -n '2,/^set -euo pipefail$/p' "$0" | sed '$d' >&2; exit 2; }
 
 buildah() { command buildah --root "$BUILDAH_DIR/storage" --runroot "$BUILDAH_DIR/run" --storage-driver vfs "$@"; }
 skopeo_inspect() { skopeo inspect --tls-verify=false --retry-times 0 "$@"; }
@@ -370,6 +388,57 @@ img_pyclients() {
   assemble PYCLIENTS_IMAGE "$registry/memcached-pyclients:$pyclients_tag" scratch "$pyclients_desc"
 }
 
+# prometheus_version MODULE_VERSION: the Prometheus release of a github.com/prometheus/prometheus
+# module version (v0.305.0 is Prometheus 3.5.0: v0.<major><minor, two digits>.<patch>).
+prometheus_version() {
+  local v=${1#v0.} mm
+  mm=${v%%.*}
+  echo "v$((mm / 100)).$((10#${mm: -2})).${v#*.}"
+}
+
+img_prometheus() {
+  local base dir=$root/hack/tools/prometheus modver version
+  modver=$(cd "$dir" && go list -m -f '{{.Version}}' github.com/prometheus/prometheus) ||
+    die "hack/tools/prometheus/go.mod does not require github.com/prometheus/prometheus"
+  version=$(prometheus_version "$modver")
+  img_static
+  base=$(digest_of BASE_IMAGE)
+  new_rootfs prometheus
+  step "building Prometheus $version (github.com/prometheus/prometheus $modver)"
+  (cd "$dir" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X github.com/prometheus/common/version.Version=${version#v} -X github.com/prometheus/common/version.Branch=HEAD -X github.com/prometheus/common/version.Revision=$modver" \
+    -o "$rootfs/bin/prometheus" github.com/prometheus/prometheus/cmd/prometheus)
+  static_binary "$rootfs/bin/prometheus"
+  install -d -m 0755 -o 65534 -g 65534 "$rootfs/etc/prometheus" "$rootfs/prometheus"
+  cfg=(--user 65534:65534 --workingdir /prometheus --entrypoint '["/bin/prometheus"]' --port 9090/tcp
+    --label "org.opencontainers.image.version=$version")
+  assemble PROMETHEUS_IMAGE "$registry/local/prometheus:$version" "$base" \
+    "local equivalent of quay.io/prometheus/prometheus:$version, from its Go module"
+}
+
+img_prometheus_operator() {
+  local base dir=$root/hack/tools/prometheus-operator pkg=github.com/prometheus-operator/prometheus-operator/cmd c ldflags
+  grep -q "github.com/prometheus-operator/prometheus-operator $PROMETHEUS_OPERATOR_VERSION$" "$dir/go.mod" ||
+    die "hack/tools/prometheus-operator/go.mod does not require prometheus-operator $PROMETHEUS_OPERATOR_VERSION"
+  # As its Makefile stamps a release (the operator derives its default reloader image from Version).
+  ldflags="-s -w -X github.com/prometheus/common/version.Version=${PROMETHEUS_OPERATOR_VERSION#v} -X github.com/prometheus/common/version.Branch=HEAD -X github.com/prometheus/common/version.Revision=$PROMETHEUS_OPERATOR_VERSION"
+  img_static
+  base=$(digest_of BASE_IMAGE)
+  for c in operator prometheus-config-reloader; do
+    new_rootfs "prometheus-operator-$c"
+    step "building prometheus-operator $PROMETHEUS_OPERATOR_VERSION's $c"
+    (cd "$dir" && CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$rootfs/bin/$c" "$pkg/$c")
+    static_binary "$rootfs/bin/$c"
+    cfg=(--user 65534 --workingdir / --entrypoint "[\"/bin/$c\"]")
+    if [ "$c" = operator ]; then
+      assemble PROMETHEUS_OPERATOR_IMAGE "$registry/local/prometheus-operator:$PROMETHEUS_OPERATOR_VERSION" "$base" \
+        "local equivalent of quay.io/prometheus-operator/prometheus-operator:$PROMETHEUS_OPERATOR_VERSION, from its Go module"
+    else
+      assemble PROMETHEUS_CONFIG_RELOADER_IMAGE "$registry/local/prometheus-config-reloader:$PROMETHEUS_OPERATOR_VERSION" "$base" \
+        "local equivalent of quay.io/prometheus-operator/prometheus-config-reloader:$PROMETHEUS_OPERATOR_VERSION, from its Go module"
+    fi
+  done
+}
+
 img_pause() {
   new_rootfs pause
   (cd "$root" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$rootfs/pause" ./hack/images/pause)
@@ -532,6 +601,8 @@ case $1 in
         olmv1) img_olmv1 ;;
         opm-index) img_opm_index ;;
         ubi) img_ubi ;;
+        prometheus) img_prometheus ;;
+        prometheus-operator) img_prometheus_operator ;;
         *) usage ;;
       esac
     done ;;

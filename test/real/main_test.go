@@ -34,7 +34,9 @@ limitations under the License.
 // clients of test/real/pyclients) is required by TestClientsKeepKeys; OPERATOR_IMAGE (the manager
 // image the Deployment must run; not checked when empty), OPERATOR_NAMESPACE (default
 // memcached-operator-system) and REAL_ARTIFACTS (directory for the manager logs, default a new
-// temporary directory) are optional.
+// temporary directory) are optional. TestPrometheusScrapesMemcached also needs PROMETHEUS_IMAGE and
+// the Prometheus Operator of `make prometheus-operator-up` (PROMETHEUS_OPERATOR_NAMESPACE, default
+// prometheus-operator).
 //
 // The suite runs on the node's host, as root: it also checks what the kernel sees of the memcached
 // containers (/proc and the memory cgroup), which no API object can fake.
@@ -48,6 +50,7 @@ import (
 	"testing"
 	"time"
 
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
@@ -128,7 +131,8 @@ func setUp() error {
 	}
 
 	// The watchers poll every 200 ms: the client-go default of 5 QPS would throttle them.
-	if suite.k8s, err = utils.NewClient(suite.kubeconfig, 200, cachev1alpha1.AddToScheme); err != nil {
+	// monitoring.coreos.com/v1: the Prometheus Operator's kinds (TestPrometheusScrapesMemcached).
+	if suite.k8s, err = utils.NewClient(suite.kubeconfig, 200, cachev1alpha1.AddToScheme, monitoringv1.AddToScheme); err != nil {
 		return err
 	}
 	suite.logs = followManagerLogs(suite.operatorNS, suite.artifacts)

@@ -45,8 +45,9 @@ import (
 // client pod stores 100 keys, each on the server CRC-32 picks over serverList, then scrapes every
 // server's exporter through its serverList name on port 9150 (cluster DNS, the pod network):
 // memcached_up is 1 and memcached_current_items equals the number of keys the client wrote to
-// that server. The cluster has no ServiceMonitor CRD: nothing fails for it (the manager's log has
-// no error). Exporter metrics: https://github.com/prometheus/memcached_exporter#collectors
+// that server; the manager's log has no error. (The cluster serves the Prometheus Operator's CRDs:
+// the same scrape by a real Prometheus is TestPrometheusScrapesMemcached; a cluster without them
+// is proven on envtest.) Exporter metrics: https://github.com/prometheus/memcached_exporter#collectors
 func TestMonitoringExporter(t *testing.T) {
 	expectCleanManagerLog(t)
 	start := time.Now()
