@@ -98,40 +98,45 @@ func certReloaderContainers(mc *cachev1alpha1.Memcached, opts Options) []corev1.
 // deploymentUpdate returns DeploymentNeedsUpdate and UpdateDeployment for mc, comparing the live
 // Deployment with the desired one whose template is templateTarget's choice.
 func deploymentUpdate(mc *cachev1alpha1.Memcached, opts Options, hashes SecretHashes) (func(live, desired *appsv1.Deployment) bool, func(live, desired *appsv1.Deployment)) {
-	target := templateTarget(mc, opts, hashes)
-	if target == nil {
-		return DeploymentNeedsUpdate, UpdateDeployment
-	}
-	with := func(live, desired *appsv1.Deployment) *appsv1.Deployment {
-		t := target(&live.Spec.Template, &desired.Spec.Template)
-		if t == &desired.Spec.Template {
-			return desired
-		}
-		d := *desired
-		d.Spec.Template = *t
-		return &d
-	}
-	return func(live, desired *appsv1.Deployment) bool { return DeploymentNeedsUpdate(live, with(live, desired)) },
-		func(live, desired *appsv1.Deployment) { UpdateDeployment(live, with(live, desired)) }
+	return withTargetTemplate(templateTarget(mc, opts, hashes), DeploymentNeedsUpdate, UpdateDeployment,
+		func(d *appsv1.Deployment) *corev1.PodTemplateSpec { return &d.Spec.Template },
+		func(d *appsv1.Deployment, t *corev1.PodTemplateSpec) *appsv1.Deployment {
+			c := *d
+			c.Spec.Template = *t
+			return &c
+		})
 }
 
 // statefulSetUpdate is deploymentUpdate for the StatefulSet of spec.serverIdentity Stable.
 func statefulSetUpdate(mc *cachev1alpha1.Memcached, opts Options, hashes SecretHashes) (func(live, desired *appsv1.StatefulSet) bool, func(live, desired *appsv1.StatefulSet)) {
-	target := templateTarget(mc, opts, hashes)
+	return withTargetTemplate(templateTarget(mc, opts, hashes), StatefulSetNeedsUpdate, UpdateStatefulSet,
+		func(s *appsv1.StatefulSet) *corev1.PodTemplateSpec { return &s.Spec.Template },
+		func(s *appsv1.StatefulSet, t *corev1.PodTemplateSpec) *appsv1.StatefulSet {
+			c := *s
+			c.Spec.Template = *t
+			return &c
+		})
+}
+
+// withTargetTemplate wraps a workload's needsUpdate and update so that they compare with, and
+// update to, the desired workload carrying the template target picks (target nil: the desired one
+// as it is). template reads a workload's pod template; withTemplate returns a shallow copy of a
+// workload with another one.
+func withTargetTemplate[T any](target func(live, desired *corev1.PodTemplateSpec) *corev1.PodTemplateSpec,
+	needsUpdate func(live, desired T) bool, update func(live, desired T),
+	template func(T) *corev1.PodTemplateSpec, withTemplate func(T, *corev1.PodTemplateSpec) T) (func(live, desired T) bool, func(live, desired T)) {
 	if target == nil {
-		return StatefulSetNeedsUpdate, UpdateStatefulSet
+		return needsUpdate, update
 	}
-	with := func(live, desired *appsv1.StatefulSet) *appsv1.StatefulSet {
-		t := target(&live.Spec.Template, &desired.Spec.Template)
-		if t == &desired.Spec.Template {
+	with := func(live, desired T) T {
+		t := target(template(live), template(desired))
+		if t == template(desired) {
 			return desired
 		}
-		d := *desired
-		d.Spec.Template = *t
-		return &d
+		return withTemplate(desired, t)
 	}
-	return func(live, desired *appsv1.StatefulSet) bool { return StatefulSetNeedsUpdate(live, with(live, desired)) },
-		func(live, desired *appsv1.StatefulSet) { UpdateStatefulSet(live, with(live, desired)) }
+	return func(live, desired T) bool { return needsUpdate(live, with(live, desired)) },
+		func(live, desired T) { update(live, with(live, desired)) }
 }
 
 // templateTarget returns, when mc's pods get the certificate reloader, the function that picks the
