@@ -293,6 +293,9 @@ func (r *MemcachedReconciler) observe(ctx context.Context, mc *cachev1alpha1.Mem
 	key := client.ObjectKey{Namespace: mc.Namespace, Name: resources.DeploymentName(mc)}
 	if !obs.Applied {
 		dep, sts, err := r.workloads(ctx, mc)
+		if err == nil && dep != nil {
+			err = cache.RestoreDeployment(dep)
+		}
 		if err != nil {
 			obs.Err = errors.Join(obs.Err, err)
 		}
@@ -316,15 +319,14 @@ func (r *MemcachedReconciler) observe(ctx context.Context, mc *cachev1alpha1.Mem
 }
 
 // workloads returns mc's Deployment and StatefulSet from the cache, each nil when it does not
-// exist or is not mc's.
+// exist or is not mc's. The Deployment is as the cache holds it: its owner references, replicas and
+// status decoded, its labels and spec encoded (cache.RestoreDeployment decodes them), which is all
+// the handover reads, so a reconcile decodes the spec once, in apply.
 func (r *MemcachedReconciler) workloads(ctx context.Context, mc *cachev1alpha1.Memcached) (*appsv1.Deployment, *appsv1.StatefulSet, error) {
 	var errs error
 	dep := &appsv1.Deployment{}
 	key := client.ObjectKey{Namespace: mc.Namespace, Name: resources.DeploymentName(mc)}
 	err := r.Get(ctx, key, dep)
-	if err == nil {
-		err = cache.RestoreDeployment(dep)
-	}
 	if err != nil || !metav1.IsControlledBy(dep, mc) {
 		if err != nil && !apierrors.IsNotFound(err) {
 			errs = fmt.Errorf("failed to get Deployment %s: %w", key, err)

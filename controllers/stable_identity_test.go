@@ -24,6 +24,7 @@ import (
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -189,6 +190,18 @@ func TestChangingServerIdentityMovesOneServerAtATime(t *testing.T) {
 		}
 	}
 	expectReplicas(3, -1)
+	// The Deployment's deletion is one event that says why.
+	g.Eventually(func(g Gomega) {
+		evs := &eventsv1.EventList{}
+		g.Expect(k8sClient.List(testCtx, evs, client.InNamespace(ns))).To(Succeed())
+		var deleted []string
+		for _, e := range evs.Items {
+			if e.Regarding.Name == name && e.Regarding.Kind == "Memcached" && e.Reason == "Deleted" {
+				deleted = append(deleted, e.Note)
+			}
+		}
+		g.Expect(deleted).To(ConsistOf("Deployment " + name + " deleted: replaced by the StatefulSet of spec.serverIdentity"))
+	}, timeout, interval).Should(Succeed())
 	g.Eventually(func(g Gomega) {
 		mc := getMemcached(g, ns, name)
 		g.Expect(mc.Status.ServerList).To(ContainElements("mv-0.mv.t-stable-move.svc:11211", "mv-1.mv.t-stable-move.svc:11211", "mv-2.mv.t-stable-move.svc:11211"))

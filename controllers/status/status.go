@@ -140,25 +140,22 @@ type rollout struct {
 func rolloutOf(mc *cachev1alpha1.Memcached, obs Observed, replicas, ready int32) rollout {
 	ro := rollout{want: mc.Spec.Size, replicas: replicas, ready: ready, kind: "Deployment"}
 	var (
-		generation, observed                       int64
-		specReplicas                               *int32
-		statusReplicas, updated, available, moving int32
+		generation, observed               int64
+		specReplicas                       *int32
+		statusReplicas, updated, available int32
+		moving                             bool
 	)
 	switch {
 	case mc.StableIdentity() && obs.StatefulSet != nil:
 		s := obs.StatefulSet
 		generation, observed, specReplicas = s.Generation, s.Status.ObservedGeneration, s.Spec.Replicas
 		statusReplicas, updated, available = s.Status.Replicas, s.Status.UpdatedReplicas, s.Status.AvailableReplicas
-		if obs.Deployment != nil {
-			moving = 1
-		}
+		moving = obs.Deployment != nil
 	case !mc.StableIdentity() && obs.Deployment != nil:
 		d := obs.Deployment
 		generation, observed, specReplicas = d.Generation, d.Status.ObservedGeneration, d.Spec.Replicas
 		statusReplicas, updated, available = d.Status.Replicas, d.Status.UpdatedReplicas, d.Status.AvailableReplicas
-		if obs.StatefulSet != nil {
-			moving = 1
-		}
+		moving = obs.StatefulSet != nil
 	}
 	if mc.StableIdentity() {
 		ro.kind = "StatefulSet"
@@ -167,12 +164,12 @@ func rolloutOf(mc *cachev1alpha1.Memcached, obs Observed, replicas, ready int32)
 		return ro
 	}
 	ro.exists = true
-	current := observed >= generation && *specReplicas == ro.want && moving == 0
+	current := observed >= generation && *specReplicas == ro.want && !moving
 	ro.available = current && updated >= ro.want && statusReplicas == updated &&
 		available >= ro.want && ready >= ro.want
 	ro.done = ro.available && statusReplicas == ro.want && replicas == ro.want
 	ro.progress = fmt.Sprintf("%d of %d updated pods ready (%d pods exist)", min(updated, ready), ro.want, replicas)
-	if moving != 0 {
+	if moving {
 		ro.progress = fmt.Sprintf("moving the servers to a %s (spec.serverIdentity): %d of %d ready (%d pods exist)",
 			ro.kind, min(available, ro.want), ro.want, replicas)
 	}
