@@ -35,6 +35,14 @@ import (
 // and drops it. Such a line is not a fault, and an error line on every routine rollout teaches
 // users to ignore error lines. The same error while the manager runs is still an error.
 // No logr or controller-runtime option filters by error value, hence this small sink wrapper.
+//
+// The same holds for the Lease a stopping leader gives back: the manager releases it on stop
+// (LeaderElectionReleaseOnCancel), client-go's elector then reports "leader election lost", and
+// controller-runtime's stop procedure logs that at error level as "error received after stop
+// sequence was engaged" whenever the process outlives it (on the real node, a manager pod deleted
+// with a 1 s grace period printed it). The elector's error is a plain errors.New, so it is
+// recognised by message and only in that stop-procedure line; a Lease lost while running still
+// stops the manager with an error that main logs.
 func QuietOnShutdown(l logr.Logger, stopping context.Context) logr.Logger {
 	if l.GetSink() == nil {
 		return l
@@ -65,7 +73,7 @@ func (s *quietSink) Enabled(level int) bool { return s.sink.Enabled(level) }
 func (s *quietSink) Info(level int, msg string, kv ...any) { s.sink.Info(level, msg, kv...) }
 
 func (s *quietSink) Error(err error, msg string, kv ...any) {
-	if s.stopping.Err() != nil && errors.Is(err, context.Canceled) {
+	if s.stopping.Err() != nil && (errors.Is(err, context.Canceled) || releasedLease(err, msg)) {
 		if s.sink.Enabled(1) {
 			s.sink.Info(1, msg, append([]any{"error", err.Error(), "stopping", true}, kv...)...)
 		}
@@ -89,4 +97,10 @@ func (s *quietSink) WithCallDepth(depth int) logr.LogSink {
 		inner = cd.WithCallDepth(depth)
 	}
 	return &quietSink{sink: inner, stopping: s.stopping}
+}
+
+// releasedLease reports whether msg and err are controller-runtime's line for the Lease the
+// manager released on stop (see QuietOnShutdown).
+func releasedLease(err error, msg string) bool {
+	return msg == "error received after stop sequence was engaged" && err != nil && err.Error() == "leader election lost"
 }

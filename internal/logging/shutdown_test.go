@@ -33,12 +33,22 @@ import (
 // the interrupted request at error level with the reconcile's logger.
 func TestQuietOnShutdown(t *testing.T) {
 	cancelled := fmt.Errorf("failed to patch status: %w", context.Canceled)
+	// controller-runtime's stop procedure (pkg/manager/internal.go, engageStopProcedure) logs
+	// client-go's elector error when a leader with ReleaseOnCancel gives its Lease back.
+	lost := errors.New("leader election lost")
+	const afterStop = "error received after stop sequence was engaged"
 	tests := map[string]struct {
 		stopping  bool
 		err       error
+		msg       string // default: client-go's "Unexpected error when reading response body"
 		verbosity int
 		wantLevel string // "" means nothing logged
 	}{
+		"lease released while stopping: info at V(1)":   {stopping: true, err: lost, msg: afterStop, verbosity: 1, wantLevel: "debug"},
+		"lease released while stopping, default":        {stopping: true, err: lost, msg: afterStop, verbosity: 0, wantLevel: ""},
+		"lease lost while running: still an error":      {stopping: false, err: lost, msg: afterStop, verbosity: 0, wantLevel: "error"},
+		"lease lost in another line: still an error":    {stopping: true, err: lost, msg: "Operator stopped", verbosity: 0, wantLevel: "error"},
+		"other error after the stop: still an error":    {stopping: true, err: errors.New("leader election lost: timeout"), msg: afterStop, verbosity: 0, wantLevel: "error"},
 		"cancelled while stopping: info at V(1)":        {stopping: true, err: cancelled, verbosity: 1, wantLevel: "debug"},
 		"cancelled while stopping, default verbosity":   {stopping: true, err: cancelled, verbosity: 0, wantLevel: ""},
 		"cancelled while running: still an error":       {stopping: false, err: cancelled, verbosity: 0, wantLevel: "error"},
@@ -55,7 +65,11 @@ func TestQuietOnShutdown(t *testing.T) {
 				stop()
 			}
 			log := QuietOnShutdown(base, stopping).WithName("memcached").WithValues("namespace", "ns")
-			log.Error(tc.err, "Unexpected error when reading response body")
+			msg := tc.msg
+			if msg == "" {
+				msg = "Unexpected error when reading response body"
+			}
+			log.Error(tc.err, msg)
 
 			if tc.wantLevel == "" {
 				if out.Len() != 0 {
