@@ -94,9 +94,19 @@ func newRestrictedNamespace(t *testing.T, prefix string) string {
 // seccomp, no ServiceAccount token) and waits until it is Running and Ready.
 func startClientPod(t *testing.T, ns string) {
 	t.Helper()
+	startClientPodWith(t, ns, nil)
+}
+
+// startClientPodWith is startClientPod with edit, when not nil, applied to the pod before it is
+// created.
+func startClientPodWith(t *testing.T, ns string, edit func(*corev1.Pod)) {
+	t.Helper()
 	ctx := utils.TestContext(t)
 	start := time.Now()
 	pod := utils.ClientPod(ns, clientPod, suite.clientImage, clientBinary)
+	if edit != nil {
+		edit(pod)
+	}
 	if err := suite.k8s.Create(ctx, pod); err != nil {
 		t.Fatalf("failed to create the client pod %s/%s: %v", ns, clientPod, err)
 	}
