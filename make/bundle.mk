@@ -9,6 +9,11 @@ CATALOG_TEMPLATE ?= catalog-template/memcached-operator.yaml
 CATALOG_BUNDLE_REPO ?= registry.example.com/memcached-operator-bundle
 CATALOG_RENDER = OPM=$(OPM) CATALOG_TOOL=$(CATALOG_TOOL) VERSION=$(VERSION) CATALOG_TEMPLATE=$(CATALOG_TEMPLATE) CATALOG_BUNDLE_REPO=$(CATALOG_BUNDLE_REPO) hack/release/catalog-render.sh
 
+# The OpenShift releases the bundle supports (com.redhat.openshift.versions, Red Hat's convention:
+# "v4.17" is 4.17 and every later release): 4.17 is the first on Kubernetes 1.30, the CSV's
+# minKubeVersion (TestOpenShiftVersionsMatchMinKubeVersion in test/bundle checks the pair).
+OPENSHIFT_VERSIONS ?= v4.17
+
 ##@ OLM packaging
 
 .PHONY: check-channels
@@ -22,6 +27,10 @@ bundle: check-channels manifests kustomize operator-sdk ## Generate bundle/ for 
 	$(KUSTOMIZE) build config/manifests | $(OPERATOR_SDK) generate bundle $(BUNDLE_GEN_FLAGS)
 	@# operator-sdk leaves the CSV's containerImage annotation as the base has it: stamp the operator image.
 	sed -i 's|^    containerImage: .*|    containerImage: $(BUNDLE_OPERATOR_IMG)|' bundle/manifests/memcached-operator.clusterserviceversion.yaml
+	@# operator-sdk knows no OpenShift annotation: add it to the metadata and the image's labels.
+	sed -i '/com.redhat.openshift.versions/d; /# OpenShift releases supported/d' bundle/metadata/annotations.yaml bundle.Dockerfile
+	printf '\n  # OpenShift releases supported (this one and later).\n  com.redhat.openshift.versions: "%s"\n' '$(OPENSHIFT_VERSIONS)' >>bundle/metadata/annotations.yaml
+	sed -i 's|^# Labels for testing.|# OpenShift releases supported (this one and later).\nLABEL com.redhat.openshift.versions="$(OPENSHIFT_VERSIONS)"\n\n&|' bundle.Dockerfile
 	$(MAKE) bundle-validate
 
 .PHONY: bundle-validate
