@@ -98,6 +98,16 @@ release: catalog-tool opm ## Cut release VERSION: bump, images pushed and pinned
 	REGISTRY_DIR="$(REGISTRY_DIR)" REGISTRY_PORT="$(REGISTRY_PORT)" LOCAL_IMAGE_TAG_BASE="$(LOCAL_IMAGE_TAG_BASE)" MAKE="$(MAKE)" \
 		CONTAINER_TOOL="$(CONTAINER_TOOL)" hack/release/release.sh $(VERSION)
 
+# Where make community-submission writes, and the reviewers its ci.yaml names (GitHub users,
+# comma-separated).
+COMMUNITY_DIR ?= dist/community-operators
+COMMUNITY_REVIEWERS ?=
+
+.PHONY: community-submission
+community-submission: operator-sdk ## Write the OperatorHub community submission of release VERSION into COMMUNITY_DIR (operators/memcached-operator/{ci.yaml,VERSION/}) and validate it (hack/release/community.sh; docs/releasing.md).
+	OPERATOR_SDK=$(OPERATOR_SDK) KUBE_VERSION=$(KUBE_VERSION) HEAD_VERSION=$(VERSION) COMMUNITY_REVIEWERS="$(COMMUNITY_REVIEWERS)" \
+		hack/release/community.sh $(VERSION) $(COMMUNITY_DIR)
+
 .PHONY: promote
 promote: catalog-tool opm ## Promote the release VERSION to CHANNEL (fast from candidate, stable from fast) in the catalog template as that channel's new head, write catalog/'s channels from it, then validate (opm + our graph check).
 	@test -n "$(CHANNEL)" || { echo "CHANNEL is empty: make promote VERSION=x.y.z CHANNEL=fast|stable" >&2; exit 1; }
