@@ -178,8 +178,9 @@ type MemcachedSpec struct {
 
 	// Resources are the memcached container's compute requests and limits. When empty the operator
 	// sets requests of 50m CPU and memory, and a memory limit, of maxMemoryMB + 25% + 32 MiB.
-	// A memory limit, when set, must be larger than memcached.maxMemoryMB; otherwise the operator
-	// leaves the Deployment unchanged and reports Degraded with reason InvalidSpec.
+	// A memory limit, when set, must be larger than memcached.maxMemoryMB, no request may exceed its
+	// limit, and claims are not supported (the pods have no resourceClaims to name); otherwise the
+	// operator leaves the Deployment unchanged and reports Degraded with reason InvalidSpec.
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Resources",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:resourceRequirements"}
 	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
@@ -395,8 +396,9 @@ const (
 type GracefulShutdownSpec struct {
 	// PreStopDelaySeconds is how long, in seconds, a memcached container keeps serving after its pod
 	// is deleted, before it receives SIGTERM: a preStop hook of the Kubernetes sleep action
-	// (lifecycle.preStop.sleep, GA since Kubernetes 1.34, no feature gate; the memcached image has
-	// no shell or sleep binary for an exec hook). 0 (the default) adds no hook.
+	// (lifecycle.preStop.sleep: feature gate PodLifecycleSleepAction, on by default since
+	// Kubernetes 1.30, the CSV's minKubeVersion, GA in 1.34; the memcached image has no shell or
+	// sleep binary for an exec hook). 0 (the default) adds no hook.
 	//
 	// Set it to how long your clients take to notice that a server left: the EndpointSlice
 	// controller drops a deleted pod within about a second, then a client resolving the Service
