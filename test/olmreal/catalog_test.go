@@ -164,7 +164,9 @@ func TestOperatorGroupReuse(t *testing.T) {
 	g.Expect(list.Items).To(HaveLen(2), "nothing added by the refused calls")
 }
 
-// newNamespaces creates count namespaces as newNamespace does; when t ends it deletes them all at
+// newNamespaces creates count namespaces that enforce the restricted Pod Security Standard (the
+// operator's pod OLM creates from the CSV and the memcached pods pass it; OLM runs no pod of its own
+// there: bundles are unpacked in the CatalogSource's namespace); when t ends it deletes them all at
 // once and waits until they are gone (deleting them one by one would cost ~10 s each).
 func newNamespaces(t *testing.T, count int) []string {
 	t.Helper()
@@ -172,7 +174,7 @@ func newNamespaces(t *testing.T, count int) []string {
 	var names []string
 	for range count {
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "olmreal-", Labels: map[string]string{
-			labelSuite: "true", "pod-security.kubernetes.io/enforce": "baseline", "pod-security.kubernetes.io/warn": "restricted"}}}
+			labelSuite: "true", "pod-security.kubernetes.io/enforce": "restricted", "pod-security.kubernetes.io/enforce-version": "latest"}}}
 		if err := suite.k8s.Create(ctx, ns); err != nil {
 			t.Fatalf("failed to create a namespace: %v", err)
 		}
@@ -222,6 +224,9 @@ func publishCatalog(t *testing.T, source, src, head string) {
 		Spec: operatorsv1alpha1.CatalogSourceSpec{
 			SourceType: operatorsv1alpha1.SourceTypeGrpc, Image: polled,
 			DisplayName: "memcached-operator (local registry)", Publisher: "memcached-operator project",
+			// As the README's CatalogSource: the catalog pod passes the restricted profile, which
+			// OLM's namespace (olm) enforces.
+			GrpcPodConfig: &operatorsv1alpha1.GrpcPodConfig{SecurityContextConfig: operatorsv1alpha1.Restricted},
 			UpdateStrategy: &operatorsv1alpha1.UpdateStrategy{RegistryPoll: &operatorsv1alpha1.RegistryPoll{
 				RawInterval: registryPoll.String(), Interval: &metav1.Duration{Duration: registryPoll}}},
 		},
