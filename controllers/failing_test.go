@@ -22,6 +22,7 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -111,6 +112,74 @@ func TestCrashLoopIsNamed(t *testing.T) {
 		p.Status.ContainerStatuses[0].State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}}
 		return k8sClient.Status().Update(testCtx, p)
 	}, timeout, interval).Should(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(conditionOf(getMemcached(g, ns, name), cachev1alpha1.ConditionDegraded).Status).To(Equal(metav1.ConditionFalse))
+	}, timeout, interval).Should(Succeed())
+}
+
+// A StatefulSet has no ReplicaFailure condition: when its controller cannot create a pod (here
+// the restricted Pod Security admission refuses it), the reason is only in its FailedCreate events.
+// The operator names it in Degraded/ReplicaFailure, for the lowest missing ordinal, once; a retry
+// of the same failure writes nothing; the event is found even when it arrives after the
+// StatefulSet's status (no watch event: the operator looks again while a pod is missing); once
+// the pods exist the instance is not Degraded.
+func TestStatefulSetPodCreateFailureIsNamed(t *testing.T) {
+	g := NewWithT(t)
+	const ns, name = "t-stsfail", "mc"
+	mc := newMemcached(ns, name, 2)
+	mc.Spec.ServerIdentity = cachev1alpha1.ServerIdentityStable
+	g.Expect(k8sClient.Create(testCtx, mc)).To(Succeed())
+	sts := &appsv1.StatefulSet{}
+	g.Eventually(func() error { return k8sClient.Get(testCtx, key(ns, name), sts) }, timeout, interval).Should(Succeed())
+
+	refused := func(pod string) string {
+		return fmt.Sprintf(`create Pod %s in StatefulSet %s failed error: pods %q is forbidden: violates PodSecurity "restricted:latest": runAsNonRoot != true`, pod, name, pod)
+	}
+	// What kube-controller-manager's StatefulSet controller records (core/v1, aggregated by count).
+	record := func(pod string, count int32) {
+		ev := &corev1.Event{
+			ObjectMeta:     metav1.ObjectMeta{Name: name + "." + pod, Namespace: ns},
+			InvolvedObject: corev1.ObjectReference{Kind: "StatefulSet", APIVersion: "apps/v1", Namespace: ns, Name: name, UID: sts.UID},
+			Reason:         "FailedCreate", Type: corev1.EventTypeWarning, Message: refused(pod), Count: count,
+			FirstTimestamp: metav1.Now(), LastTimestamp: metav1.Now(), Source: corev1.EventSource{Component: "statefulset-controller"},
+		}
+		existing := &corev1.Event{}
+		if err := k8sClient.Get(testCtx, key(ns, ev.Name), existing); err == nil {
+			existing.Count, existing.LastTimestamp = count, metav1.Now()
+			g.Expect(k8sClient.Update(testCtx, existing)).To(Succeed())
+			return
+		}
+		g.Expect(k8sClient.Create(testCtx, ev)).To(Succeed())
+	}
+
+	// The StatefulSet controller acted on the spec and created no pod; its events come later.
+	setStatefulSetStatus(g, ns, name, 0, 0)
+	time.Sleep(time.Second)
+	start := time.Now()
+	record(name+"-1", 1)
+	record(name+"-0", 1)
+	var degraded metav1.Condition
+	g.Eventually(func(g Gomega) {
+		degraded = conditionOf(getMemcached(g, ns, name), cachev1alpha1.ConditionDegraded)
+		g.Expect(degraded.Reason).To(Equal(cachev1alpha1.ReasonReplicaFailure))
+	}, missingPodRetry+timeout, interval).Should(Succeed())
+	t.Logf("Degraded/ReplicaFailure %s after the events: %s", time.Since(start).Round(time.Millisecond), degraded.Message)
+	g.Expect(degraded.Status).To(Equal(metav1.ConditionTrue))
+	g.Expect(degraded.Message).To(Equal("StatefulSet " + name + ": " + refused(name+"-0")))
+
+	// The controller retries both pods: same failure, nothing written.
+	before := settledWritesIn(g, ns, time.Second)
+	for c := int32(2); c <= 4; c++ {
+		record(name+"-1", c)
+		record(name+"-0", c)
+	}
+	g.Consistently(func() map[string]int { return writesIn(ns) }, 2*time.Second, 250*time.Millisecond).Should(Equal(before),
+		"a retry of the same failure writes nothing")
+
+	// The pods exist (the cause was fixed): not Degraded.
+	createStatefulSetPod(g, ns, name, 0)
+	createStatefulSetPod(g, ns, name, 1)
+	setStatefulSetStatus(g, ns, name, 2, 2)
 	g.Eventually(func(g Gomega) {
 		g.Expect(conditionOf(getMemcached(g, ns, name), cachev1alpha1.ConditionDegraded).Status).To(Equal(metav1.ConditionFalse))
 	}, timeout, interval).Should(Succeed())

@@ -204,6 +204,9 @@ func (r *MemcachedReconciler) reconcile(ctx context.Context, req ctrl.Request) (
 	case obs.Err != nil:
 		reconcileOutcomes.WithLabelValues("error", degraded.Reason).Inc()
 		return ctrl.Result{}, obs.Err
+	case obs.MissingPod != "":
+		reconcileOutcomes.WithLabelValues("success", degraded.Reason).Inc()
+		return ctrl.Result{RequeueAfter: missingPodRetry}, nil
 	default:
 		reconcileOutcomes.WithLabelValues("success", degraded.Reason).Inc()
 		return ctrl.Result{}, nil
@@ -316,6 +319,13 @@ func (r *MemcachedReconciler) observe(ctx context.Context, mc *cachev1alpha1.Mem
 		obs.Err = errors.Join(obs.Err, fmt.Errorf("failed to list Pods of Memcached %s: %w", key, err))
 	}
 	obs.Pods = pods.Items
+	if sts := obs.StatefulSet; sts != nil {
+		if obs.MissingPod = lowestMissingPod(sts, obs.Pods); obs.MissingPod != "" {
+			msg, err := r.podCreateFailure(ctx, sts, obs.MissingPod)
+			obs.PodCreateFailure = msg
+			obs.Err = errors.Join(obs.Err, err)
+		}
+	}
 }
 
 // workloads returns mc's Deployment and StatefulSet from the cache, each nil when it does not

@@ -61,7 +61,8 @@ const (
 	ReasonWaitingForGC = "WaitingForGarbageCollection"
 	// ReasonProgressDeadline (Degraded=True): the Deployment exceeded its progress deadline.
 	ReasonProgressDeadline = "ProgressDeadlineExceeded"
-	// ReasonReplicaFailure (Degraded=True): the Deployment cannot create pods (quota, admission).
+	// ReasonReplicaFailure (Degraded=True): the Deployment or the StatefulSet cannot create pods
+	// (quota, admission).
 	ReasonReplicaFailure = "ReplicaFailure"
 	// ReasonContainerFailing (Degraded=True): a container of the instance's pods cannot start or
 	// keeps failing (crash loop, image pull, a refused container config); the message names the

@@ -37,7 +37,8 @@ import (
 //   - ResourceConflict: a foreign object holds a name the instance needs (the message names it);
 //   - InvalidSpec, SecretNotFound or InvalidSecret: the spec or a Secret it names is unusable;
 //   - ReconcileError: an API call failed (the message says which);
-//   - ReplicaFailure: the Deployment cannot create pods (quota, admission);
+//   - ReplicaFailure: the Deployment cannot create pods (quota, admission), or the StatefulSet
+//     cannot (Observed.PodCreateFailure);
 //   - ContainerFailing: a container of a pod cannot start or keeps failing (containerFailure);
 //   - ProgressDeadlineExceeded: the Deployment's rollout is stuck;
 //
@@ -57,6 +58,9 @@ func degradedCondition(mc *cachev1alpha1.Memcached, obs Observed) conditionState
 	}
 	if c := deploymentCondition(dep, appsv1.DeploymentReplicaFailure, corev1.ConditionTrue); c != nil {
 		return conditionState{metav1.ConditionTrue, cachev1alpha1.ReasonReplicaFailure, c.Message}
+	}
+	if obs.PodCreateFailure != "" {
+		return conditionState{metav1.ConditionTrue, cachev1alpha1.ReasonReplicaFailure, "StatefulSet " + obs.StatefulSet.Name + ": " + obs.PodCreateFailure}
 	}
 	if msg := containerFailure(mc, obs.Pods); msg != "" {
 		return conditionState{metav1.ConditionTrue, cachev1alpha1.ReasonContainerFailing, msg}

@@ -109,19 +109,22 @@ func TestDegradedCondition(t *testing.T) {
 		obs  Observed
 		want conditionState
 	}{
-		"converging":                 {obs: Observed{Deployment: dep3}, want: fine},
-		"no Deployment yet":          {want: fine},
-		"waiting for the collector":  {obs: Observed{Waiting: []string{"Deployment c"}}, want: fine},
-		"Deployment progressing":     {obs: Observed{Deployment: withConditions(progressing)}, want: fine},
-		"conflict":                   {obs: Observed{Deployment: dep3, Conflicts: []string{"Service c", "NetworkPolicy c"}}, want: conditionState{"True", cachev1alpha1.ReasonResourceConflict, "Service c, NetworkPolicy c already exists and is not owned by this Memcached; delete or rename it"}},
-		"conflict beats an error":    {obs: Observed{Conflicts: []string{"Deployment c"}, Err: errors.New("boom")}, want: conditionState{"True", cachev1alpha1.ReasonResourceConflict, "Deployment c already exists and is not owned by this Memcached; delete or rename it"}},
-		"invalid spec":               {obs: Observed{Invalid: invalid}, want: conditionState{"True", cachev1alpha1.ReasonInvalidSpec, invalid.Error()}},
-		"Secret missing":             {obs: Observed{Deployment: dep3, Invalid: noSecret}, want: conditionState{"True", cachev1alpha1.ReasonSecretNotFound, noSecret.Message}},
-		"apply error":                {obs: Observed{Deployment: withConditions(quota), Err: errors.New("failed to patch Service ns/c: forbidden")}, want: conditionState{"True", cachev1alpha1.ReasonReconcileError, "failed to patch Service ns/c: forbidden"}},
-		"pods cannot be created":     {obs: Observed{Deployment: withConditions(stuck, quota)}, want: conditionState{"True", cachev1alpha1.ReasonReplicaFailure, "exceeded quota"}},
-		"rollout stuck":              {obs: Observed{Deployment: withConditions(stuck)}, want: conditionState{"True", cachev1alpha1.ReasonProgressDeadline, "timed out"}},
-		"a container crash-loops":    {obs: Observed{Deployment: withConditions(stuck), Pods: []podview.Pod{crashing("c-1", 64, "")}}, want: conditionState{"True", cachev1alpha1.ReasonContainerFailing, "pod c-1: container memcached CrashLoopBackOff; last exit code 64 (Error); memcached refused its command line: check spec.memcached.extraArgs"}},
-		"replica failure is cleared": {obs: Observed{Deployment: withConditions(appsv1.DeploymentCondition{Type: appsv1.DeploymentReplicaFailure, Status: corev1.ConditionFalse})}, want: fine},
+		"converging":                {obs: Observed{Deployment: dep3}, want: fine},
+		"no Deployment yet":         {want: fine},
+		"waiting for the collector": {obs: Observed{Waiting: []string{"Deployment c"}}, want: fine},
+		"Deployment progressing":    {obs: Observed{Deployment: withConditions(progressing)}, want: fine},
+		"conflict":                  {obs: Observed{Deployment: dep3, Conflicts: []string{"Service c", "NetworkPolicy c"}}, want: conditionState{"True", cachev1alpha1.ReasonResourceConflict, "Service c, NetworkPolicy c already exists and is not owned by this Memcached; delete or rename it"}},
+		"conflict beats an error":   {obs: Observed{Conflicts: []string{"Deployment c"}, Err: errors.New("boom")}, want: conditionState{"True", cachev1alpha1.ReasonResourceConflict, "Deployment c already exists and is not owned by this Memcached; delete or rename it"}},
+		"invalid spec":              {obs: Observed{Invalid: invalid}, want: conditionState{"True", cachev1alpha1.ReasonInvalidSpec, invalid.Error()}},
+		"Secret missing":            {obs: Observed{Deployment: dep3, Invalid: noSecret}, want: conditionState{"True", cachev1alpha1.ReasonSecretNotFound, noSecret.Message}},
+		"apply error":               {obs: Observed{Deployment: withConditions(quota), Err: errors.New("failed to patch Service ns/c: forbidden")}, want: conditionState{"True", cachev1alpha1.ReasonReconcileError, "failed to patch Service ns/c: forbidden"}},
+		"pods cannot be created":    {obs: Observed{Deployment: withConditions(stuck, quota)}, want: conditionState{"True", cachev1alpha1.ReasonReplicaFailure, "exceeded quota"}},
+		"rollout stuck":             {obs: Observed{Deployment: withConditions(stuck)}, want: conditionState{"True", cachev1alpha1.ReasonProgressDeadline, "timed out"}},
+		"a container crash-loops":   {obs: Observed{Deployment: withConditions(stuck), Pods: []podview.Pod{crashing("c-1", 64, "")}}, want: conditionState{"True", cachev1alpha1.ReasonContainerFailing, "pod c-1: container memcached CrashLoopBackOff; last exit code 64 (Error); memcached refused its command line: check spec.memcached.extraArgs"}},
+		"StatefulSet pods cannot be created": {obs: Observed{StatefulSet: &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "c"}}, MissingPod: "c-0", PodCreateFailure: "create Pod c-0 in StatefulSet c failed error: exceeded quota"},
+			want: conditionState{"True", cachev1alpha1.ReasonReplicaFailure, "StatefulSet c: create Pod c-0 in StatefulSet c failed error: exceeded quota"}},
+		"StatefulSet pod missing, no reason yet": {obs: Observed{StatefulSet: &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "c"}}, MissingPod: "c-0"}, want: fine},
+		"replica failure is cleared":             {obs: Observed{Deployment: withConditions(appsv1.DeploymentCondition{Type: appsv1.DeploymentReplicaFailure, Status: corev1.ConditionFalse})}, want: fine},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

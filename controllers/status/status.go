@@ -62,6 +62,13 @@ type Observed struct {
 	// Applied is set when the desired state was applied (the spec is valid); otherwise the
 	// Deployment and Service were only read.
 	Applied bool
+	// MissingPod is the lowest-ordinal pod the StatefulSet should run and does not ("" when
+	// none); the reconciler looks again while one is missing.
+	MissingPod string
+	// PodCreateFailure is why the StatefulSet cannot create a pod it is missing: the message of
+	// the StatefulSet controller's FailedCreate event for the lowest missing ordinal (a StatefulSet
+	// has no ReplicaFailure condition to carry it); "" when no pod is missing or no event says why.
+	PodCreateFailure string
 }
 
 // ComputeStatus returns mc's status for what obs saw. It is pure: the pod counts, the nodes and
