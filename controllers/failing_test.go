@@ -133,7 +133,7 @@ func TestStatefulSetPodCreateFailureIsNamed(t *testing.T) {
 	g.Eventually(func() error { return k8sClient.Get(testCtx, key(ns, name), sts) }, timeout, interval).Should(Succeed())
 
 	refused := func(pod string) string {
-		return fmt.Sprintf(`create Pod %s in StatefulSet %s failed error: pods %q is forbidden: violates PodSecurity "restricted:latest": runAsNonRoot != true`, pod, name, pod)
+		return fmt.Sprintf(`Create Pod %s in StatefulSet %s failed error: pods %q is forbidden: violates PodSecurity "restricted:latest": runAsNonRoot != true`, pod, name, pod)
 	}
 	// What kube-controller-manager's StatefulSet controller records (core/v1, aggregated by count).
 	record := func(pod string, count int32) {

@@ -64,7 +64,7 @@ func lowestMissingPod(sts *appsv1.StatefulSet, pods []podview.Pod) string {
 }
 
 // podCreateFailure returns why sts cannot create pod: the message of the newest FailedCreate event
-// the StatefulSet controller recorded for that pod ("create Pod <pod> in StatefulSet <sts> failed
+// the StatefulSet controller recorded for that pod ("Create Pod <pod> in StatefulSet <sts> failed
 // error: ..."), cut to podCreateFailureMax bytes, or "" when there is none. It reads the API server
 // directly (r.APIReader): the manager caches no events, and this runs only while a pod is missing.
 // Why the lowest missing ordinal: the controller retries every missing pod, in parallel, and the

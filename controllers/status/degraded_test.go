@@ -121,8 +121,8 @@ func TestDegradedCondition(t *testing.T) {
 		"pods cannot be created":    {obs: Observed{Deployment: withConditions(stuck, quota)}, want: conditionState{"True", cachev1alpha1.ReasonReplicaFailure, "exceeded quota"}},
 		"rollout stuck":             {obs: Observed{Deployment: withConditions(stuck)}, want: conditionState{"True", cachev1alpha1.ReasonProgressDeadline, "timed out"}},
 		"a container crash-loops":   {obs: Observed{Deployment: withConditions(stuck), Pods: []podview.Pod{crashing("c-1", 64, "")}}, want: conditionState{"True", cachev1alpha1.ReasonContainerFailing, "pod c-1: container memcached CrashLoopBackOff; last exit code 64 (Error); memcached refused its command line: check spec.memcached.extraArgs"}},
-		"StatefulSet pods cannot be created": {obs: Observed{StatefulSet: &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "c"}}, MissingPod: "c-0", PodCreateFailure: "create Pod c-0 in StatefulSet c failed error: exceeded quota"},
-			want: conditionState{"True", cachev1alpha1.ReasonReplicaFailure, "StatefulSet c: create Pod c-0 in StatefulSet c failed error: exceeded quota"}},
+		"StatefulSet pods cannot be created": {obs: Observed{StatefulSet: &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "c"}}, MissingPod: "c-0", PodCreateFailure: "Create Pod c-0 in StatefulSet c failed error: exceeded quota"},
+			want: conditionState{"True", cachev1alpha1.ReasonReplicaFailure, "StatefulSet c: Create Pod c-0 in StatefulSet c failed error: exceeded quota"}},
 		"StatefulSet pod missing, no reason yet": {obs: Observed{StatefulSet: &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "c"}}, MissingPod: "c-0"}, want: fine},
 		"replica failure is cleared":             {obs: Observed{Deployment: withConditions(appsv1.DeploymentCondition{Type: appsv1.DeploymentReplicaFailure, Status: corev1.ConditionFalse})}, want: fine},
 	}

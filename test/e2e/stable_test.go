@@ -187,7 +187,7 @@ func TestStatefulSetPodCreateFailureIsNamed(t *testing.T) {
 		g.Expect(degraded.Reason).To(Equal(cachev1alpha1.ReasonReplicaFailure))
 	}, 60*time.Second, poll).Should(Succeed())
 	t.Logf("Degraded/ReplicaFailure %s after the Memcached was created: %s", utils.Ms(time.Since(start)), degraded.Message)
-	g.Expect(degraded.Message).To(And(HavePrefix("StatefulSet q: create Pod q-"), ContainSubstring("exceeded quota: pods")))
+	g.Expect(degraded.Message).To(And(HavePrefix("StatefulSet q: Create Pod q-1 in StatefulSet q failed"), ContainSubstring("exceeded quota: pods")), "q-0 fits the quota, q-1 does not")
 
 	start = time.Now()
 	g.Expect(suite.k8s.Get(ctx, client.ObjectKeyFromObject(quota), quota)).To(Succeed())
