@@ -12,7 +12,7 @@ LABEL operators.operatorframework.io.metrics.mediatype.v1=metrics+v1
 LABEL operators.operatorframework.io.metrics.project_layout=go.kubebuilder.io/v4
 
 # OpenShift releases supported (this one and later).
-LABEL com.redhat.openshift.versions="v4.17"
+LABEL com.redhat.openshift.versions=v4.17
 
 # Labels for testing.
 LABEL operators.operatorframework.io.test.mediatype.v1=scorecard+v1

@@ -30,7 +30,7 @@ bundle: check-channels manifests kustomize operator-sdk ## Generate bundle/ for 
 	@# operator-sdk knows no OpenShift annotation: add it to the metadata and the image's labels.
 	sed -i '/com.redhat.openshift.versions/d; /# OpenShift releases supported/d' bundle/metadata/annotations.yaml bundle.Dockerfile
 	printf '\n  # OpenShift releases supported (this one and later).\n  com.redhat.openshift.versions: "%s"\n' '$(OPENSHIFT_VERSIONS)' >>bundle/metadata/annotations.yaml
-	sed -i 's|^# Labels for testing.|# OpenShift releases supported (this one and later).\nLABEL com.redhat.openshift.versions="$(OPENSHIFT_VERSIONS)"\n\n&|' bundle.Dockerfile
+	sed -i 's|^# Labels for testing.|# OpenShift releases supported (this one and later).\nLABEL com.redhat.openshift.versions=$(OPENSHIFT_VERSIONS)\n\n&|' bundle.Dockerfile
 	$(MAKE) bundle-validate
 
 .PHONY: bundle-validate

@@ -55,7 +55,7 @@ func TestOpenShiftVersionsMatchMinKubeVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if label := fmt.Sprintf("LABEL com.redhat.openshift.versions=%q\n", got); !strings.Contains(string(dockerfile), label) {
+	if label := "LABEL com.redhat.openshift.versions=" + got + "\n"; !strings.Contains(string(dockerfile), label) {
 		t.Errorf("bundle.Dockerfile has no %q: the image's labels and the metadata must agree", strings.TrimSpace(label))
 	}
 	m := regexp.MustCompile(`^v4\.(\d+)$`).FindStringSubmatch(got)
