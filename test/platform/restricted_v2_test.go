@@ -27,14 +27,15 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -75,28 +76,15 @@ func TestRestrictedV2StandIn(t *testing.T) {
 		t.Fatalf("before the stand-in: POD_UIDS=auto resolves to platform=%v (%v), want false", platform, err)
 	}
 	applyManifest(t, c, filepath.Join("..", "real", "testdata", "restricted-v2-standin.yaml"))
-	if err := poll(func() error {
-		platform, err := controllers.ResolveUIDPolicy(dc, controllers.UIDsAuto)
-		if err == nil && !platform {
-			err = errors.New("the security.openshift.io API is not served yet")
-		}
-		return err
-	}); err != nil {
-		t.Fatalf("with the stand-in, POD_UIDS=auto must resolve to the platform: %v", err)
-	}
+	g := NewWithT(t)
+	g.Eventually(func() (bool, error) { return controllers.ResolveUIDPolicy(dc, controllers.UIDsAuto) }, 30*time.Second, 100*time.Millisecond).
+		Should(BeTrue(), "with the stand-in, POD_UIDS=auto must resolve to the platform")
 
 	scc := namespace(t, c, map[string]string{"openshift.io/sa.scc.uid-range": uidRange, "openshift.io/sa.scc.supplemental-groups": groupRange})
 	plain := namespace(t, c, nil)
 	// A policy acts a moment after it is created: wait until a pinned UID is refused.
-	if err := poll(func() error {
-		err := c.Create(ctx, pod(scc, withPodIDs(11211, 0, 0)), client.DryRunAll)
-		if err == nil || !strings.Contains(err.Error(), "is not in the namespace range") {
-			return fmt.Errorf("the validating policy is not in effect yet: %v", err)
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	g.Eventually(func() error { return c.Create(ctx, pod(scc, withPodIDs(11211, 0, 0)), client.DryRunAll) }, 30*time.Second, 100*time.Millisecond).
+		Should(MatchError(ContainSubstring("is not in the namespace range")), "the validating policy is not in effect")
 
 	mc := &cachev1alpha1.Memcached{ObjectMeta: metav1.ObjectMeta{Name: "mc", Namespace: scc}, Spec: cachev1alpha1.MemcachedSpec{
 		Size: 1, Memcached: cachev1alpha1.MemcachedConfig{MaxMemoryMB: 64},
@@ -171,11 +159,11 @@ func TestRestrictedV2StandIn(t *testing.T) {
 				}
 				got = append(got, uid)
 			}
-			if fmt.Sprint(got) != fmt.Sprint(tc.wantUIDs) {
+			if !slices.Equal(got, tc.wantUIDs) {
 				t.Errorf("containers' runAsUser (0: unset) = %v, want %v", got, tc.wantUIDs)
 			}
-			if gotFS := p.Spec.SecurityContext.FSGroup; fmt.Sprint(ptr.Deref(gotFS, 0)) != fmt.Sprint(ptr.Deref(tc.wantFS, 0)) {
-				t.Errorf("fsGroup = %v, want %v", ptr.Deref(gotFS, 0), ptr.Deref(tc.wantFS, 0))
+			if got, want := ptr.Deref(p.Spec.SecurityContext.FSGroup, 0), ptr.Deref(tc.wantFS, 0); got != want {
+				t.Errorf("fsGroup = %d, want %d", got, want)
 			}
 		})
 	}
@@ -259,15 +247,4 @@ func withContainerUID(i int, uid int64) func(*corev1.Pod) {
 func withInit(p *corev1.Pod) *corev1.Pod {
 	p.Spec.InitContainers = []corev1.Container{{Name: "init", Image: "init"}}
 	return p
-}
-
-// poll calls f every 100 ms until it returns nil, for up to 30 s, and returns its last error.
-func poll(f func() error) error {
-	var err error
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if err = f(); err == nil {
-			return nil
-		}
-	}
-	return err
 }
