@@ -51,6 +51,8 @@ local_repo=127.0.0.1:$REGISTRY_PORT/memcached-operator-bundle
 t0=$(date +%s%N)
 # shellcheck source=../lib/procs.sh
 . "$root/hack/lib/procs.sh"
+# shellcheck source=../lib/release.sh
+. "$root/hack/lib/release.sh"
 buildah() { command buildah --root "$BUILDAH_DIR/storage" --runroot "$BUILDAH_DIR/run" --storage-driver vfs "$@"; }
 CONTAINER_TOOL=${CONTAINER_TOOL:-$("$root/hack/images/container-tool.sh")}
 case $CONTAINER_TOOL in
@@ -78,10 +80,7 @@ trap 'rm -rf "$work"' EXIT
 build_bundle() {
   local v=$1 ctx=$work/ctx-$1 commit
   mkdir -p "$ctx"
-  commit=$(awk -v v="$v" '$1 == v { print $2 }' hack/release/releases)
-  # The newest release is recorded in hack/release/releases only when the next one is cut (release.sh);
-  # until then its commit is the one that added its bundle to catalog/ (release.sh's rule).
-  [ -n "$commit" ] || commit=$(git log --diff-filter=A --format=%H -1 -- "$pkg_dir/bundles/memcached-operator.v$v.yaml")
+  commit=$(release_commit "$v")
   if [ -n "$commit" ]; then
     git cat-file -e "$commit^{commit}" 2>/dev/null || die "commit $commit of $v is not in this clone (git fetch --unshallow)"
     git archive "$commit" bundle.Dockerfile bundle | tar -x -C "$ctx"

@@ -10,8 +10,7 @@
 #   OUT/operators/memcached-operator/VERSION/tests/scorecard/   the scorecard configuration
 #
 # The bundle is the release's, byte for byte: bundle/ of the commit the release was built from
-# (hack/release/releases, else the commit that added its bundle to catalog/, as
-# hack/release/catalog-render.sh finds it), or bundle/ as it is for the Makefile's VERSION when that
+# (release_commit of hack/lib/release.sh, as for hack/release/catalog-render.sh), or bundle/ as it is for the Makefile's VERSION when that
 # is not released yet. Then the tree is validated as `make bundle-validate` validates bundle/
 # (operatorframework suite; operatorhubv2, good-practices and alpha-deprecated-apis at the CSV's
 # minKubeVersion and at KUBE_VERSION). Environment: OPERATOR_SDK (the pinned binary), KUBE_VERSION,
@@ -26,8 +25,9 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 pkg=memcached-operator
 cd "$root"
 
-commit=$(awk -v v="$version" '$1 == v { print $2 }' hack/release/releases)
-[ -n "$commit" ] || commit=$(git log --diff-filter=A --format=%H -1 -- "catalog/$pkg/bundles/$pkg.v$version.yaml")
+# shellcheck source=../lib/release.sh
+. hack/lib/release.sh
+commit=$(release_commit "$version")
 if [ -n "$commit" ]; then
   git cat-file -e "$commit^{commit}" 2>/dev/null || die "commit $commit of $version is not in this clone (git fetch --unshallow)"
 elif [ "$version" != "${HEAD_VERSION:-}" ]; then
