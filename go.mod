@@ -4,6 +4,7 @@ go 1.26.3
 
 require (
 	github.com/go-logr/logr v1.4.4
+	github.com/google/pprof v0.0.0-20260402051712-545e8a4df936
 	github.com/onsi/gomega v1.44.0
 	github.com/operator-framework/api v0.45.0
 	github.com/operator-framework/operator-lib v0.19.0

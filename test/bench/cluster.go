@@ -45,7 +45,7 @@ import (
 // write of that namespace's ServiceAccounts, so each subject's writes are its own.
 const identityNamespace = "bench-system"
 
-// auditPolicy records, at Metadata level (no bodies), the writes of the subjects' ServiceAccounts,
+// auditPolicy records, at Metadata level (no bodies), the requests of the subjects' ServiceAccounts,
 // and nothing else: the log stays small however many pods the control plane itself updates.
 const auditPolicy = `apiVersion: audit.k8s.io/v1
 kind: Policy
@@ -53,7 +53,7 @@ omitStages: ["RequestReceived"]
 rules:
 - level: Metadata
   userGroups: ["system:serviceaccounts:` + identityNamespace + `"]
-  verbs: ["create", "update", "patch", "delete", "deletecollection"]
+  verbs: ["create", "update", "patch", "delete", "deletecollection", "get", "list", "watch"]
 - level: None
 `
 
@@ -217,7 +217,13 @@ type writes struct {
 	// Conflicts counts writes answered 409 Conflict (not AlreadyExists on create: those are 409
 	// too, and counted as well: any 409 is a wasted round trip).
 	Conflicts int
+	// Reads counts gets, lists and watches by "verb resource" (not in Total): a watch when it
+	// starts (its response completes only when it ends), the others when they complete.
+	Reads map[string]int `json:"reads,omitempty"`
 }
+
+// readVerbs are the verbs counted in writes.Reads.
+var readVerbs = map[string]bool{"get": true, "list": true, "watch": true}
 
 // auditLog reads the API server's audit log by byte offsets: the log is written synchronously
 // (--audit-log-mode=blocking) and never rotated, so the writes of a window are the lines between
@@ -251,12 +257,24 @@ func (a auditLog) count(username string, from, to int64) (writes, error) {
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			continue // a torn last line
 		}
-		if e.Stage != "ResponseComplete" || e.User.Username != username || e.ObjectRef == nil {
+		if e.User.Username != username || e.ObjectRef == nil {
 			continue
 		}
 		res := e.ObjectRef.Resource
 		if e.ObjectRef.Subresource != "" {
 			res += "/" + e.ObjectRef.Subresource
+		}
+		if readVerbs[e.Verb] {
+			if e.Stage == "ResponseStarted" && e.Verb == "watch" || e.Stage == "ResponseComplete" && e.Verb != "watch" {
+				if w.Reads == nil {
+					w.Reads = map[string]int{}
+				}
+				w.Reads[e.Verb+" "+res]++
+			}
+			continue
+		}
+		if e.Stage != "ResponseComplete" {
+			continue
 		}
 		w.ByVerbResource[e.Verb+" "+res]++
 		w.Total++

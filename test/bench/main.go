@@ -108,9 +108,11 @@ type config struct {
 	qps, burst                   string
 	nodes, maxPods               int
 	keep                         bool
-	floorEach                    bool
-	unrelatedEach                bool
-	metricsPort                  int
+	// profile is how long kube-apiserver's CPU profile is taken from the first create of each
+	// floor and converge (0: none).
+	profile       time.Duration
+	unrelatedEach bool
+	metricsPort   int
 	// gate fails the run on the scale properties that do not depend on the machine's speed
 	// (gateViolations).
 	gate bool
@@ -154,8 +156,8 @@ func main() {
 	flag.IntVar(&cfg.nodes, "nodes", 10, "Fake nodes.")
 	flag.IntVar(&cfg.maxPods, "node-max-pods", 1000, "Pods per fake node.")
 	flag.BoolVar(&cfg.keep, "keep", false, "Leave the cluster up at the end.")
-	flag.BoolVar(&cfg.floorEach, "floor-each", false,
-		"Measure the floor again right before each subject and take each ratio to its own floor (on a machine whose load from other jobs drifts).")
+	flag.DurationVar(&cfg.profile, "apiserver-profile", 0,
+		"Take kube-apiserver's CPU profile for this long from the first create of each floor and converge, and attribute its CPU to what it served (watches, creates, patches, ...); 0: none. Make it longer than the slowest converge.")
 	flag.BoolVar(&cfg.unrelatedEach, "unrelated-each", false,
 		"Delete the unrelated Deployments (and their namespaces) after each subject's 'unrelated' phase, so the next subject starts without them (a subject that caches every Deployment, as the sample does, otherwise carries them in its idle and N figures).")
 	flag.BoolVar(&cfg.gate, "gate", false,
@@ -197,18 +199,8 @@ type result struct {
 	// Phases are the phases that ran (-phases), in a fixed order; the report shows "–" for the
 	// figures of a phase that did not.
 	Phases   []string         `json:"phases"`
-	Floor    *floorResult     `json:"floor,omitempty"`
 	Subjects []*subjectResult `json:"subjects"`
 	Wall     string           `json:"wallTime"`
-}
-
-// floorResult is the raw client's figure.
-type floorResult struct {
-	// Seconds from the first create until every instance's pods are ready.
-	Seconds float64 `json:"seconds"`
-	Load    string  `json:"load"`
-	// CPU is the CPU time of each process from the first create until every pod was ready.
-	CPU cpuSeconds `json:"cpuSeconds"`
 }
 
 // subjectResult is one operator's figures.
@@ -218,8 +210,13 @@ type subjectResult struct {
 	ConvergeSeconds float64 `json:"convergeSeconds"`
 	// PodsReadySeconds: first Memcached created → every instance's pods ready.
 	PodsReadySeconds float64 `json:"podsReadySeconds"`
-	// Floor is the floor the ratio is taken to (measured right before the subject with -floor-each).
+	// Floor is the subject's own floor (bench.floor), measured right before it.
 	Floor *floorResult `json:"floor,omitempty"`
+	// Profile is kube-apiserver's CPU profile from the first Memcached created (-apiserver-profile).
+	Profile *apiserverProfile `json:"apiserverProfile,omitempty"`
+	// Reads counts the subject's reads by "verb resource" from its start until it converged
+	// (watches when they start, gets and lists when they complete).
+	Reads map[string]int `json:"readsUntilConverged,omitempty"`
 	// Ratio is ConvergeSeconds over the floor's seconds.
 	Ratio float64 `json:"ratioToFloor,omitempty"`
 	// FalseAvailable counts instances whose Available turned True before their last pod was ready.
@@ -301,7 +298,11 @@ func run(ctx context.Context, cfg config, subjects subjectFlags) error {
 	if err != nil {
 		return err
 	}
-	b := &bench{cfg: cfg, c: c, audit: auditLog{path: filepath.Join(cfg.clusterDir, "logs", "audit.log")}}
+	restCfg, err := clientConfig(kubeconfig)
+	if err != nil {
+		return err
+	}
+	b := &bench{cfg: cfg, c: c, restCfg: restCfg, audit: auditLog{path: filepath.Join(cfg.clusterDir, "logs", "audit.log")}}
 	// Stopped before the cluster (deferred after clusterDown), so its watches do not log the API
 	// server going away.
 	cacheCtx, stopCache := context.WithCancel(ctx)
@@ -312,13 +313,6 @@ func run(ctx context.Context, cfg config, subjects subjectFlags) error {
 
 	res := &result{Date: time.Now().UTC().Format(time.RFC3339), Machine: machine(), N: cfg.n, Size: cfg.size,
 		Namespace: cfg.namespaces, Workers: cfg.workers, QPS: cfg.qps, Phases: cfg.ranPhases()}
-	if cfg.phases["floor"] {
-		f, err := b.floor(ctx)
-		if err != nil {
-			return err
-		}
-		res.Floor = f
-	}
 	for i, s := range subjects {
 		// Subjects of different kinds share the CRD's name (cache.example.com's memcacheds) with other
 		// schemas: the one about to run gets its own (the previous subject's instances are gone).
@@ -328,10 +322,10 @@ func run(ctx context.Context, cfg config, subjects subjectFlags) error {
 		if s.kubeconfig, err = subjectIdentity(ctx, kubeconfig, cfg.clusterDir, s.Name, s.Role, c); err != nil {
 			return err
 		}
-		floor := res.Floor
-		if cfg.floorEach && i > 0 {
-			if floor, err = b.floor(ctx); err != nil {
-				return err
+		var floor *floorResult
+		if cfg.phases["floor"] {
+			if floor, err = b.floor(ctx, s); err != nil {
+				return fmt.Errorf("floor of %s: %w", s.Name, err)
 			}
 		}
 		sr, err := b.subject(ctx, s, i == len(subjects)-1)
@@ -360,10 +354,11 @@ func run(ctx context.Context, cfg config, subjects subjectFlags) error {
 
 // bench holds what the phases share.
 type bench struct {
-	cfg   config
-	c     client.Client
-	cache cache.Cache
-	audit auditLog
+	cfg     config
+	c       client.Client
+	restCfg *rest.Config
+	cache   cache.Cache
+	audit   auditLog
 	// unrelatedCreated is set once the unrelated Deployments exist.
 	unrelatedCreated bool
 }
@@ -547,8 +542,9 @@ func (b *bench) available(ctx context.Context, key client.ObjectKey, s *subject)
 // convergence waits until every instance of prefix has its pods ready (and, for a subject s, is
 // Available as s's kind reports it; s is nil for the floor), and returns the seconds from start
 // until the last pods were ready and until the last instance was done, and how many instances
-// turned Available before their last pod was ready.
-func (b *bench) convergence(ctx context.Context, prefix string, start time.Time, s *subject) (podsSec, doneSec float64, falseAvail int, err error) {
+// turned Available before their last pod was ready. onReady, when set, is called once for each
+// instance whose pods turned ready (a floor writes its status then).
+func (b *bench) convergence(ctx context.Context, prefix string, start time.Time, s *subject, onReady func(i int)) (podsSec, doneSec float64, falseAvail int, err error) {
 	needAvailable := s != nil
 	podsAt := map[int]time.Time{}
 	doneAt := map[int]time.Time{}
@@ -566,6 +562,9 @@ func (b *bench) convergence(ctx context.Context, prefix string, start time.Time,
 			if _, ok := podsAt[i]; !ok {
 				if ok, _ := b.podsReady(ctx, key); ok {
 					podsAt[i] = now
+					if onReady != nil {
+						onReady(i)
+					}
 				}
 			}
 			if _, ok := podsAt[i]; ok && (!needAvailable || b.available(ctx, key, s) != nil) {
@@ -597,46 +596,6 @@ func (b *bench) convergence(ctx context.Context, prefix string, start time.Time,
 	return lastPods.Sub(start).Seconds(), lastDone.Sub(start).Seconds(), falseAvail, nil
 }
 
-// floor creates, for N instances in namespaces floor-*, the objects the operator would create,
-// directly with W workers, and waits until every instance's pods are ready; then deletes them.
-func (b *bench) floor(ctx context.Context) (*floorResult, error) {
-	step("floor: %d instances (Deployment, Service, PodDisruptionBudget each) by %d workers", b.cfg.n, b.cfg.workers)
-	if err := b.createNamespaces(ctx, "floor", b.cfg.namespaces); err != nil {
-		return nil, err
-	}
-	load0 := loadavg()
-	cpu0, err := cpuNow(b.cfg.clusterDir, nil)
-	if err != nil {
-		return nil, err
-	}
-	start := time.Now()
-	err = b.parallel(ctx, b.cfg.n, func(ctx context.Context, i int) error {
-		key := b.instance("floor", i)
-		for _, o := range resources.DesiredObjects(b.memcached(key), resources.Options{DefaultImage: "docker.io/library/memcached:1.6.38-alpine"}) {
-			if err := b.c.Create(ctx, o); err != nil {
-				return fmt.Errorf("failed to create %T %s: %w", o, key, err)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	created := time.Since(start)
-	_, sec, _, err := b.convergence(ctx, "floor", start, nil)
-	if err != nil {
-		return nil, err
-	}
-	cpu1, err := cpuNow(b.cfg.clusterDir, nil)
-	if err != nil {
-		return nil, err
-	}
-	f := &floorResult{Seconds: sec, Load: load0 + " → " + loadavg(), CPU: cpu1.since(cpu0)}
-	step("floor: created in %v, all pods ready after %.1f s (load %s); CPU seconds: %s", created.Round(time.Millisecond), sec, f.Load, f.CPU)
-	step("floor: deleting its namespaces")
-	return f, b.deleteNamespaces(ctx, "floor", b.cfg.namespaces)
-}
-
 // memcached returns the instance key as the benchmark creates it.
 func (b *bench) memcached(key client.ObjectKey) *cachev1alpha1.Memcached {
 	return &cachev1alpha1.Memcached{
@@ -655,6 +614,7 @@ func (b *bench) subject(ctx context.Context, s *subject, last bool) (*subjectRes
 		return nil, err
 	}
 	step("%s: starting %s", s.Name, s)
+	offStart := b.audit.offset()
 	if err := s.start(ctx); err != nil {
 		return nil, err
 	}
@@ -678,6 +638,7 @@ func (b *bench) subject(ctx context.Context, s *subject, last bool) (*subjectRes
 	if err != nil {
 		return nil, err
 	}
+	prof := b.startProfile(ctx, s.Name)
 	start := time.Now()
 	if err := b.parallel(ctx, b.cfg.n, func(ctx context.Context, i int) error {
 		mc := s.newInstance(b.instance(prefix, i), b.cfg.size)
@@ -688,7 +649,7 @@ func (b *bench) subject(ctx context.Context, s *subject, last bool) (*subjectRes
 	}); err != nil {
 		return nil, err
 	}
-	if r.PodsReadySeconds, r.ConvergeSeconds, r.FalseAvailable, err = b.convergence(ctx, prefix, start, s); err != nil {
+	if r.PodsReadySeconds, r.ConvergeSeconds, r.FalseAvailable, err = b.convergence(ctx, prefix, start, s, nil); err != nil {
 		return nil, err
 	}
 	// Writes that follow convergence (a last status patch, an event) belong to it.
@@ -697,11 +658,19 @@ func (b *bench) subject(ctx context.Context, s *subject, last bool) (*subjectRes
 	if r.Converge, err = b.audit.count(s.username(), off0, off1); err != nil {
 		return nil, err
 	}
+	all, err := b.audit.count(s.username(), offStart, off1)
+	if err != nil {
+		return nil, err
+	}
+	r.Reads = all.Reads
 	cpu1, err := cpuNow(b.cfg.clusterDir, s)
 	if err != nil {
 		return nil, err
 	}
 	r.ConvergeCPU = cpu1.since(cpu0)
+	if r.Profile, err = prof.wait(); err != nil {
+		return nil, err
+	}
 	st1, err := s.reconcileStatsNow()
 	if err != nil {
 		return nil, err
@@ -1108,8 +1077,8 @@ func markdown(res *result) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "Scale benchmark, %s: N=%d instances of size %d in %d namespaces, %d creating workers, control plane client QPS %s; %s. Wall time %s.\n\n",
 		res.Date, res.N, res.Size, res.Namespace, res.Workers, orDefault(res.QPS), res.Machine, res.Wall)
-	if res.Floor != nil {
-		fmt.Fprintf(&sb, "Floor (raw client creates the same Deployments, Services and PDBs): all pods ready after **%.1f s** (load %s); CPU seconds: %s.\n\n", res.Floor.Seconds, res.Floor.Load, res.Floor.CPU)
+	if slices.Contains(res.Phases, "floor") {
+		sb.WriteString("Each subject's floor, measured right before it: a raw client creates the same Memcacheds and the objects that operator owns, and writes one status per instance once its pods are ready.\n\n")
 	}
 	if len(res.Subjects) == 0 {
 		return sb.String()
@@ -1138,7 +1107,13 @@ func markdown(res *result) string {
 		}
 		return fmt.Sprintf("%.1f, %s", s.Floor.Seconds, s.Floor.Load)
 	})
-	row("ratio to the floor", func(s *subjectResult) string {
+	row("its floor creates per instance", func(s *subjectResult) string {
+		if s.Floor == nil {
+			return "–"
+		}
+		return s.Floor.Objects
+	})
+	row("ratio to its floor", func(s *subjectResult) string {
 		if s.Ratio == 0 {
 			return "–"
 		}
@@ -1152,6 +1127,19 @@ func markdown(res *result) string {
 		}
 		return s.Floor.CPU.String()
 	})
+	row("CPU seconds: the operator; control plane over its floor", func(s *subjectResult) string {
+		if s.Floor == nil {
+			return "–"
+		}
+		return fmt.Sprintf("%.1f; **%.1f** (%s)", s.ConvergeCPU[operatorCPU], s.ConvergeCPU.controlPlane()-s.Floor.CPU.controlPlane(), overFloor(s.ConvergeCPU, s.Floor.CPU))
+	})
+	row("kube-apiserver CPU profile: subject − its floor (s)", func(s *subjectResult) string {
+		if s.Profile == nil || s.Floor == nil || s.Floor.Profile == nil {
+			return "–"
+		}
+		return profileOverFloor(s.Profile, s.Floor.Profile)
+	})
+	row("reads from start to converged", func(s *subjectResult) string { return perInstance(s.Reads, 1) })
 	row("Available before pods ready", func(s *subjectResult) string { return fmt.Sprint(s.FalseAvailable) })
 	row("reconciles; mean reconcile / queue wait (ms)", func(s *subjectResult) string {
 		return fmt.Sprintf("%.0f; %.1f / %.0f", s.Reconciles, s.ReconcileMeanMs, s.QueueWaitMeanMs)
@@ -1235,6 +1223,25 @@ func markdown(res *result) string {
 	})
 	row("load (1 min) over converge", func(s *subjectResult) string { return s.Load["converge"] })
 	return sb.String()
+}
+
+// overFloor formats each control-plane component's CPU seconds in c minus floor's, largest first.
+func overFloor(c, floor cpuSeconds) string {
+	var parts []string
+	for _, name := range c.components() {
+		parts = append(parts, fmt.Sprintf("%s %+.1f", name, c[name]-floor[name]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// profileOverFloor formats the CPU seconds of each profile category in p minus floor's, the
+// categories in p's order (largest first), with the totals first.
+func profileOverFloor(p, floor *apiserverProfile) string {
+	parts := []string{fmt.Sprintf("total %.1f − %.1f = %+.1f", p.CPU, floor.CPU, p.CPU-floor.CPU)}
+	for _, k := range p.categoriesDesc() {
+		parts = append(parts, fmt.Sprintf("%s %.1f − %.1f = %+.1f", k, p.ByCategory[k], floor.ByCategory[k], p.ByCategory[k]-floor.ByCategory[k]))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // perInstance formats counts divided by n, sorted by key.
