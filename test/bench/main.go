@@ -166,10 +166,18 @@ func main() {
 	flag.Var(subjectFlag{&subjects, kindOperator}, "subject", "NAME=[VAR=VALUE ...] BINARY [FLAGS...]: a build of this operator to measure (repeatable).")
 	flag.Var(subjectFlag{&subjects, kindSample}, "sample",
 		"NAME=[VAR=VALUE ...] BINARY [FLAGS...]: the operator-sdk Memcached sample to measure (hack/tools/build-sample.sh builds bin/sample-manager; its CRD and ClusterRole from -sample-dir; repeatable). Subjects run in the order of their flags.")
+	attributeOnly := flag.Bool("attribute", false, "Attribute the kube-apiserver CPU profiles named as arguments (saved by -apiserver-profile) and exit, without running anything.")
 	var sampleDir string
 	flag.StringVar(&sampleDir, "sample-dir", defaultSampleDir,
 		"The sample's project as hack/tools/build-sample.sh generated it (config/crd/bases, config/rbac/role.yaml), relative to -root unless absolute.")
 	flag.Parse()
+	if *attributeOnly {
+		if err := printAttribution(flag.Args()); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := subjects.setFiles(sampleDir); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(2)
