@@ -19,6 +19,10 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -128,5 +132,43 @@ func TestReadyStatusMakesTheInstanceAvailable(t *testing.T) {
 		if got := s.available(mc) != nil; got != (kind == kindSample) {
 			t.Errorf("%s: available at a newer generation = %v", kind, got)
 		}
+	}
+}
+
+// The audit log's lines of one identity: writes when they complete, a watch when it starts, gets
+// and lists when they complete, nothing of other users.
+func TestAuditCountSplitsReadsFromWrites(t *testing.T) {
+	const me = "system:serviceaccount:bench-system:x"
+	line := func(user, verb, stage, resource, sub string, code int) string {
+		return fmt.Sprintf(`{"verb":%q,"stage":%q,"user":{"username":%q},"objectRef":{"resource":%q,"subresource":%q},"responseStatus":{"code":%d}}`,
+			verb, stage, user, resource, sub, code)
+	}
+	lines := []string{
+		line(me, "watch", "ResponseStarted", "pods", "", 200),
+		line(me, "create", "ResponseComplete", "deployments", "", 201),
+		line(me, "patch", "ResponseComplete", "memcacheds", "status", 200),
+		line(me, "patch", "ResponseComplete", "memcacheds", "status", 409),
+		line(me, "create", "ResponseComplete", "events", "", 201),
+		line(me, "list", "ResponseComplete", "secrets", "", 200),
+		line(me, "watch", "ResponseComplete", "pods", "", 200), // the same watch ending
+		line(me, "get", "ResponseStarted", "leases", "", 200),
+		line("admin", "create", "ResponseComplete", "deployments", "", 201),
+		`{"torn`,
+	}
+	path := filepath.Join(t.TempDir(), "audit.log")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := auditLog{path: path}
+	w, err := a.count(me, 0, a.offset())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantWrites := map[string]int{"create deployments": 1, "patch memcacheds/status": 2, "create events": 1}
+	if !reflect.DeepEqual(w.ByVerbResource, wantWrites) || w.Total != 4 || w.Events != 1 || w.Conflicts != 1 {
+		t.Errorf("writes = %+v, want %v, 4 in all, 1 event, 1 conflict", w, wantWrites)
+	}
+	if want := map[string]int{"watch pods": 1, "list secrets": 1}; !reflect.DeepEqual(w.Reads, want) {
+		t.Errorf("reads = %v, want %v", w.Reads, want)
 	}
 }
