@@ -172,3 +172,36 @@ func TestAuditCountSplitsReadsFromWrites(t *testing.T) {
 		t.Errorf("reads = %v, want %v", w.Reads, want)
 	}
 }
+
+// Repeated runs get a table of medians per subject, each with its range, and the runs' columns
+// say which run they are.
+func TestMarkdownMedians(t *testing.T) {
+	run := func(name string, k int, sec, floorSec, cp, floorCP float64) *subjectResult {
+		return &subjectResult{Subject: &subject{Name: name}, Run: k, ConvergeSeconds: sec, Ratio: sec / floorSec,
+			ConvergeCPU: cpuSeconds{"kube-apiserver": cp, operatorCPU: 1},
+			Floor:       &floorResult{Seconds: floorSec, CPU: cpuSeconds{"kube-apiserver": floorCP}},
+			Converge:    writes{Total: 600, Events: 100}, Memory: map[string]memory{}}
+	}
+	res := &result{N: 100, Subjects: []*subjectResult{
+		run("a", 1, 10, 5, 20, 10), run("b", 1, 12, 6, 30, 25),
+		run("a", 2, 14, 5, 26, 10), run("b", 2, 9, 6, 28, 25),
+		run("a", 3, 11, 5, 21, 10), run("b", 3, 10, 6, 40, 25),
+	}}
+	md := markdown(res)
+	for _, want := range []string{
+		"Medians over 3 runs per subject",
+		"| all Available with pods ready (s) | **11.0** (10.0–14.0) | **10.0** (9.0–12.0) |",
+		"| ratio to its floor | **2.20×** (2.00×–2.80×) | **1.67×** (1.50×–2.00×) |",
+		"| CPU seconds: control plane over its floor | **11.0** (10.0–16.0) | **5.0** (3.0–15.0) |",
+		"| events per instance | **1.00** (1.00–1.00) | **1.00** (1.00–1.00) |",
+		"| RSS at N (MiB) | – | – |",
+		"| a (run 1) | b (run 1) | a (run 2) |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q:\n%s", want, md)
+		}
+	}
+	if md := markdown(&result{N: 100, Subjects: res.Subjects[:2]}); strings.Contains(md, "Medians") || strings.Contains(md, "(run 1)") {
+		t.Errorf("one run has no medians and no run numbers:\n%s", md)
+	}
+}

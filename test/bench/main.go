@@ -108,6 +108,8 @@ type config struct {
 	qps, burst                   string
 	nodes, maxPods               int
 	keep                         bool
+	// repeat is how many times the subjects run, interleaved, each right after its floor.
+	repeat int
 	// profile is how long kube-apiserver's CPU profile is taken from the first create of each
 	// floor and converge (0: none).
 	profile       time.Duration
@@ -156,6 +158,8 @@ func main() {
 	flag.IntVar(&cfg.nodes, "nodes", 10, "Fake nodes.")
 	flag.IntVar(&cfg.maxPods, "node-max-pods", 1000, "Pods per fake node.")
 	flag.BoolVar(&cfg.keep, "keep", false, "Leave the cluster up at the end.")
+	flag.IntVar(&cfg.repeat, "repeat", 1,
+		"Run the subjects this many times, interleaved (A B A B ...), each right after its own floor, and add a table of each subject's medians (one run's CPU seconds move by about 20 percent with the control plane's timing).")
 	flag.DurationVar(&cfg.profile, "apiserver-profile", 0,
 		"Take kube-apiserver's CPU profile for this long from the first create of each floor and converge, and attribute its CPU to what it served (watches, creates, patches, ...); 0: none. Make it longer than the slowest converge.")
 	flag.BoolVar(&cfg.unrelatedEach, "unrelated-each", false,
@@ -214,6 +218,8 @@ type result struct {
 // subjectResult is one operator's figures.
 type subjectResult struct {
 	Subject *subject `json:"subject"`
+	// Run is which of the -repeat runs this is (from 1).
+	Run int `json:"run"`
 	// ConvergeSeconds: first Memcached created → every instance Available with its pods ready.
 	ConvergeSeconds float64 `json:"convergeSeconds"`
 	// PodsReadySeconds: first Memcached created → every instance's pods ready.
@@ -321,31 +327,16 @@ func run(ctx context.Context, cfg config, subjects subjectFlags) error {
 
 	res := &result{Date: time.Now().UTC().Format(time.RFC3339), Machine: machine(), N: cfg.n, Size: cfg.size,
 		Namespace: cfg.namespaces, Workers: cfg.workers, QPS: cfg.qps, Phases: cfg.ranPhases()}
-	for i, s := range subjects {
-		// Subjects of different kinds share the CRD's name (cache.example.com's memcacheds) with other
-		// schemas: the one about to run gets its own (the previous subject's instances are gone).
-		if err := installCRD(ctx, root, kubeconfig, s.CRD); err != nil {
-			return fmt.Errorf("subject %s: %w", s.Name, err)
-		}
-		if s.kubeconfig, err = subjectIdentity(ctx, kubeconfig, cfg.clusterDir, s.Name, s.Role, c); err != nil {
-			return err
-		}
-		var floor *floorResult
-		if cfg.phases["floor"] {
-			if floor, err = b.floor(ctx, s); err != nil {
-				return fmt.Errorf("floor of %s: %w", s.Name, err)
+	runs := max(cfg.repeat, 1)
+	for k := range runs {
+		for i, s := range subjects {
+			sr, err := b.runSubject(ctx, s, k == runs-1 && i == len(subjects)-1)
+			if err != nil {
+				return err
 			}
+			sr.Run = k + 1
+			res.Subjects = append(res.Subjects, sr)
 		}
-		sr, err := b.subject(ctx, s, i == len(subjects)-1)
-		s.stop()
-		if err != nil {
-			return fmt.Errorf("subject %s: %w", s.Name, err)
-		}
-		if floor != nil && floor.Seconds > 0 {
-			sr.Floor = floor
-			sr.Ratio = sr.ConvergeSeconds / floor.Seconds
-		}
-		res.Subjects = append(res.Subjects, sr)
 	}
 	res.Wall = time.Since(start).Round(time.Second).String()
 	if err := writeResults(cfg.resultsDir, res); err != nil {
@@ -358,6 +349,37 @@ func run(ctx context.Context, cfg config, subjects subjectFlags) error {
 		step("gate: every scale property holds (%d owned objects per instance)", ownedObjects(b))
 	}
 	return nil
+}
+
+// runSubject runs subject s once, right after its floor (when the floor phase runs), on a
+// cluster where s's CRD and identity are in place. Unless last, s's namespaces are gone at the end.
+func (b *bench) runSubject(ctx context.Context, s *subject, last bool) (*subjectResult, error) {
+	// Subjects of different kinds share the CRD's name (cache.example.com's memcacheds) with other
+	// schemas: the one about to run gets its own (the previous subject's instances are gone).
+	kubeconfig := filepath.Join(b.cfg.clusterDir, "kubeconfig")
+	if err := installCRD(ctx, b.cfg.root, kubeconfig, s.CRD); err != nil {
+		return nil, fmt.Errorf("subject %s: %w", s.Name, err)
+	}
+	var err error
+	if s.kubeconfig, err = subjectIdentity(ctx, kubeconfig, b.cfg.clusterDir, s.Name, s.Role, b.c); err != nil {
+		return nil, err
+	}
+	var floor *floorResult
+	if b.cfg.phases["floor"] {
+		if floor, err = b.floor(ctx, s); err != nil {
+			return nil, fmt.Errorf("floor of %s: %w", s.Name, err)
+		}
+	}
+	sr, err := b.subject(ctx, s, last)
+	s.stop()
+	if err != nil {
+		return nil, fmt.Errorf("subject %s: %w", s.Name, err)
+	}
+	if floor != nil && floor.Seconds > 0 {
+		sr.Floor = floor
+		sr.Ratio = sr.ConvergeSeconds / floor.Seconds
+	}
+	return sr, nil
 }
 
 // bench holds what the phases share.
@@ -1091,8 +1113,13 @@ func markdown(res *result) string {
 	if len(res.Subjects) == 0 {
 		return sb.String()
 	}
+	sb.WriteString(medians(res))
 	sb.WriteString("| figure |")
 	for _, s := range res.Subjects {
+		if s.Run > 1 || slices.ContainsFunc(res.Subjects, func(o *subjectResult) bool { return o.Run > 1 }) {
+			fmt.Fprintf(&sb, " %s (run %d) |", s.Subject, s.Run)
+			continue
+		}
 		fmt.Fprintf(&sb, " %s |", s.Subject)
 	}
 	sb.WriteString("\n|---|")
@@ -1231,6 +1258,95 @@ func markdown(res *result) string {
 	})
 	row("load (1 min) over converge", func(s *subjectResult) string { return s.Load["converge"] })
 	return sb.String()
+}
+
+// medians renders, when the subjects ran more than once (-repeat), a table of each subject's
+// median over its runs of the figures that move with the machine's timing, and of its counts.
+func medians(res *result) string {
+	var names []string
+	runs := map[string][]*subjectResult{}
+	for _, s := range res.Subjects {
+		if _, ok := runs[s.Subject.Name]; !ok {
+			names = append(names, s.Subject.Name)
+		}
+		runs[s.Subject.Name] = append(runs[s.Subject.Name], s)
+	}
+	if len(runs[names[0]]) < 2 {
+		return ""
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "Medians over %d runs per subject (each run right after its own floor; min–max in brackets):\n\n| figure |", len(runs[names[0]]))
+	for _, n := range names {
+		fmt.Fprintf(&sb, " %s |", n)
+	}
+	sb.WriteString("\n|---|" + strings.Repeat("---|", len(names)) + "\n")
+	n := float64(res.N)
+	row := func(label, format string, f func(s *subjectResult) (float64, bool)) {
+		fmt.Fprintf(&sb, "| %s |", label)
+		for _, name := range names {
+			var v []float64
+			for _, s := range runs[name] {
+				if x, ok := f(s); ok {
+					v = append(v, x)
+				}
+			}
+			if len(v) == 0 {
+				sb.WriteString(" – |")
+				continue
+			}
+			slices.Sort(v)
+			fmt.Fprintf(&sb, " **"+format+"** ("+format+"–"+format+") |", median(v), v[0], v[len(v)-1])
+		}
+		sb.WriteString("\n")
+	}
+	withFloor := func(f func(s *subjectResult) float64) func(s *subjectResult) (float64, bool) {
+		return func(s *subjectResult) (float64, bool) {
+			if s.Floor == nil {
+				return 0, false
+			}
+			return f(s), true
+		}
+	}
+	always := func(f func(s *subjectResult) float64) func(s *subjectResult) (float64, bool) {
+		return func(s *subjectResult) (float64, bool) { return f(s), true }
+	}
+	row("all Available with pods ready (s)", "%.1f", always(func(s *subjectResult) float64 { return s.ConvergeSeconds }))
+	row("its floor (s)", "%.1f", withFloor(func(s *subjectResult) float64 { return s.Floor.Seconds }))
+	row("ratio to its floor", "%.2f×", withFloor(func(s *subjectResult) float64 { return s.Ratio }))
+	row("CPU seconds: the operator", "%.1f", always(func(s *subjectResult) float64 { return s.ConvergeCPU[operatorCPU] }))
+	row("CPU seconds: control plane", "%.1f", always(func(s *subjectResult) float64 { return s.ConvergeCPU.controlPlane() }))
+	row("CPU seconds: its floor's control plane", "%.1f", withFloor(func(s *subjectResult) float64 { return s.Floor.CPU.controlPlane() }))
+	row("CPU seconds: control plane over its floor", "%.1f", withFloor(func(s *subjectResult) float64 {
+		return s.ConvergeCPU.controlPlane() - s.Floor.CPU.controlPlane()
+	}))
+	row("CPU seconds: kube-apiserver over its floor", "%.1f", withFloor(func(s *subjectResult) float64 {
+		return s.ConvergeCPU["kube-apiserver"] - s.Floor.CPU["kube-apiserver"]
+	}))
+	row("writes per instance, events excluded", "%.2f", always(func(s *subjectResult) float64 { return float64(s.Converge.Total-s.Converge.Events) / n }))
+	row("events per instance", "%.2f", always(func(s *subjectResult) float64 { return float64(s.Converge.Events) / n }))
+	row("409 conflicts", "%.0f", always(func(s *subjectResult) float64 {
+		return float64(s.Converge.Conflicts + s.Steady.Conflicts + s.Restart.Conflicts)
+	}))
+	row("RSS at N (MiB)", "%.1f", func(s *subjectResult) (float64, bool) { m, ok := s.Memory["n"]; return m.RSSMiB, ok })
+	row("RSS anonymous at N (MiB)", "%.1f", func(s *subjectResult) (float64, bool) {
+		m, ok := s.Memory["n"]
+		return m.RSSAnonMiB, ok && m.RSSAnonMiB > 0
+	})
+	row("RSS file-backed at N (MiB)", "%.1f", func(s *subjectResult) (float64, bool) {
+		m, ok := s.Memory["n"]
+		return m.RSSFileMiB, ok && m.RSSFileMiB > 0
+	})
+	sb.WriteString("\nEvery run:\n\n")
+	return sb.String()
+}
+
+// median returns the median of sorted values.
+func median(sorted []float64) float64 {
+	m := len(sorted) / 2
+	if len(sorted)%2 == 1 {
+		return sorted[m]
+	}
+	return (sorted[m-1] + sorted[m]) / 2
 }
 
 // overFloor formats each control-plane component's CPU seconds in c minus floor's, largest first.
