@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
@@ -78,6 +79,11 @@ const (
 	// once; its other updates, above all the operator's own status writes coming back, wait like
 	// the pods' (memcachedChanged, memcachedUpdated).
 	coalesceDelay = 250 * time.Millisecond
+	// statusHoldMax is the longest a status that only adds ready pods waits for the workload's own
+	// status (status.WorthWaiting): the workload's controller writes it within milliseconds on a
+	// quiet cluster, so a status that waits longer is written anyway, and a client reading
+	// serverList learns of a new server at most this much later.
+	statusHoldMax = time.Second
 )
 
 // MemcachedReconciler reconciles Memcached objects into a Deployment, a headless Service and a
@@ -110,6 +116,10 @@ type MemcachedReconciler struct {
 	// monitoringKinds tells, by kind, whether ServiceMonitors and PrometheusRules are served and
 	// watched (set up by SetupWithManager).
 	monitoringKinds map[string]*monitoringKindWatch
+
+	// held maps an instance (types.NamespacedName) to when its status was first held
+	// (statusHold).
+	held sync.Map
 }
 
 // +kubebuilder:rbac:groups=cache.example.com,resources=memcacheds,verbs=get;list;watch
@@ -150,6 +160,7 @@ func (r *MemcachedReconciler) reconcile(ctx context.Context, req ctrl.Request) (
 	mc := &cachev1alpha1.Memcached{}
 	if err := r.Get(ctx, req.NamespacedName, mc); err != nil {
 		if apierrors.IsNotFound(err) {
+			r.held.Delete(req.NamespacedName)
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("failed to get Memcached %s: %w", req.NamespacedName, err)
@@ -187,30 +198,54 @@ func (r *MemcachedReconciler) reconcile(ctx context.Context, req ctrl.Request) (
 	}
 	r.observe(ctx, mc, &obs)
 
-	status := status.ComputeStatus(mc, obs, metav1.Now())
-	if err := r.patchStatus(ctx, mc, status); err != nil {
-		return ctrl.Result{}, err
+	st := status.ComputeStatus(mc, obs, metav1.Now())
+	hold := r.statusHold(req.NamespacedName, mc.Status, st, obs, time.Now())
+	if hold == 0 {
+		if err := r.patchStatus(ctx, mc, st); err != nil {
+			return ctrl.Result{}, err
+		}
 	}
 
-	degraded := meta.FindStatusCondition(status.Conditions, cachev1alpha1.ConditionDegraded)
+	degraded := meta.FindStatusCondition(st.Conditions, cachev1alpha1.ConditionDegraded)
+	var res ctrl.Result
 	switch {
 	case len(obs.Conflicts) > 0:
 		reconcileOutcomes.WithLabelValues("error", degraded.Reason).Inc()
-		return ctrl.Result{RequeueAfter: conflictRetry}, nil
+		res.RequeueAfter = conflictRetry
 	case len(obs.Waiting) > 0:
 		// The garbage collector's deletions of objects we do not own reach no watch of ours.
 		reconcileOutcomes.WithLabelValues("success", degraded.Reason).Inc()
-		return ctrl.Result{RequeueAfter: gcRetry}, nil
+		res.RequeueAfter = gcRetry
 	case obs.Err != nil:
 		reconcileOutcomes.WithLabelValues("error", degraded.Reason).Inc()
 		return ctrl.Result{}, obs.Err
 	case obs.MissingPod != "":
 		reconcileOutcomes.WithLabelValues("success", degraded.Reason).Inc()
-		return ctrl.Result{RequeueAfter: missingPodRetry}, nil
+		res.RequeueAfter = missingPodRetry
 	default:
 		reconcileOutcomes.WithLabelValues("success", degraded.Reason).Inc()
-		return ctrl.Result{}, nil
 	}
+	if hold > 0 && (res.RequeueAfter == 0 || hold < res.RequeueAfter) {
+		res.RequeueAfter = hold
+	}
+	return res, nil
+}
+
+// statusHold returns how long the status now, computed for the instance key from obs, waits
+// before it is written (0: write it now). A status that is status.WorthWaiting waits for the
+// workload's own status, at most statusHoldMax from the reconcile that first held it; any other
+// status is written at once and ends the wait.
+func (r *MemcachedReconciler) statusHold(key types.NamespacedName, before, now cachev1alpha1.MemcachedStatus, obs status.Observed, t time.Time) time.Duration {
+	if equality.Semantic.DeepEqual(before, now) || !status.WorthWaiting(before, now, obs) {
+		r.held.Delete(key)
+		return 0
+	}
+	first, _ := r.held.LoadOrStore(key, t)
+	if wait := statusHoldMax - t.Sub(first.(time.Time)); wait > 0 {
+		return wait
+	}
+	r.held.Delete(key)
+	return 0
 }
 
 // applyDesiredState creates or corrects every object of resources.DesiredState (the Deployment,

@@ -1,0 +1,105 @@
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+)
+
+// readyPods creates n Running and Ready pods of the instance's Deployment template, and writes
+// nothing to the Deployment (its controller has not caught up yet).
+func readyPods(g Gomega, ns, name string, n int) {
+	dep := &appsv1.Deployment{}
+	g.Eventually(func() error { return k8sClient.Get(testCtx, key(ns, name), dep) }, timeout, interval).Should(Succeed())
+	for i := range n {
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", name, i), Namespace: ns, Labels: dep.Spec.Template.Labels},
+			Spec: *dep.Spec.Template.Spec.DeepCopy()}
+		g.Expect(k8sClient.Create(testCtx, pod)).To(Succeed())
+		pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: fmt.Sprintf("10.244.1.%d", i+1),
+			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.Now()}}}
+		g.Expect(k8sClient.Status().Update(testCtx, pod)).To(Succeed())
+	}
+}
+
+// Pods that turn ready a moment before their Deployment says so, and the Available that follows,
+// are one status write; a Deployment that never catches up delays the pods' news by at most
+// statusHoldMax.
+func TestStatusWaitsForTheWorkload(t *testing.T) {
+	g := NewWithT(t)
+	const ns = "t-hold"
+	wc, err := client.NewWithWatch(cfg, client.Options{Scheme: k8sClient.Scheme()})
+	g.Expect(err).NotTo(HaveOccurred())
+	firstStatus := func(name string) {
+		g.Expect(k8sClient.Create(testCtx, newMemcached(ns, name, 2))).To(Succeed())
+		g.Eventually(func(g Gomega) {
+			g.Expect(getMemcached(g, ns, name).Status.Conditions).NotTo(BeEmpty())
+		}, timeout, interval).Should(Succeed())
+	}
+
+	// The Deployment catches up 300 ms after the pods: one status write carries both.
+	firstStatus("caught")
+	w, err := wc.Watch(testCtx, &cachev1alpha1.MemcachedList{}, client.InNamespace(ns),
+		client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("metadata.name", "caught")})
+	g.Expect(err).NotTo(HaveOccurred())
+	defer w.Stop()
+	readyPods(g, ns, "caught", 2)
+	time.Sleep(300 * time.Millisecond)
+	setDeploymentStatus(g, ns, "caught", 2)
+	var writes []string
+	g.Eventually(func() bool {
+		for {
+			select {
+			case ev := <-w.ResultChan():
+				if ev.Type != watch.Modified {
+					continue
+				}
+				mc := ev.Object.(*cachev1alpha1.Memcached)
+				writes = append(writes, fmt.Sprintf("ready %d, Available %s", mc.Status.ReadyReplicas, conditionOf(mc, cachev1alpha1.ConditionAvailable).Status))
+				if conditionOf(mc, cachev1alpha1.ConditionAvailable).Status == metav1.ConditionTrue {
+					return true
+				}
+			case <-time.After(interval):
+				return false
+			}
+		}
+	}, timeout, interval).Should(BeTrue())
+	g.Expect(writes).To(Equal([]string{"ready 2, Available True"}), "the pods' readiness and Available in one status write")
+
+	// The Deployment never catches up: the pods' news is written anyway, about statusHoldMax later.
+	firstStatus("behind")
+	start := time.Now()
+	readyPods(g, ns, "behind", 2)
+	g.Eventually(func(g Gomega) {
+		g.Expect(getMemcached(g, ns, "behind").Status.ReadyReplicas).To(Equal(int32(2)))
+	}, statusHoldMax+timeout, 20*time.Millisecond).Should(Succeed())
+	g.Expect(time.Since(start)).To(BeNumerically(">=", statusHoldMax), "held until statusHoldMax")
+	mc := getMemcached(g, ns, "behind")
+	g.Expect(mc.Status.ServerList).To(HaveLen(2))
+	g.Expect(conditionOf(mc, cachev1alpha1.ConditionAvailable).Status).To(Equal(metav1.ConditionFalse), "the Deployment has not said so")
+}
