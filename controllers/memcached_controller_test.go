@@ -71,6 +71,15 @@ func getMemcached(g Gomega, ns, name string) *cachev1alpha1.Memcached {
 // the Deployment's status. It returns the pod names.
 func simulateRollout(t *testing.T, g Gomega, ns, name string, n int) []string {
 	t.Helper()
+	names := readyPods(g, ns, name, n)
+	setDeploymentStatus(g, ns, name, int32(n))
+	return names
+}
+
+// readyPods creates n Running and Ready pods of the instance's Deployment template, as the kubelet
+// would report them, and writes nothing to the Deployment (its controller has not caught up). It
+// returns the pod names.
+func readyPods(g Gomega, ns, name string, n int) []string {
 	dep := &appsv1.Deployment{}
 	g.Eventually(func() error { return k8sClient.Get(testCtx, key(ns, name), dep) }, timeout, interval).Should(Succeed())
 	var names []string
@@ -94,7 +103,6 @@ func simulateRollout(t *testing.T, g Gomega, ns, name string, n int) []string {
 		g.Expect(k8sClient.Status().Update(testCtx, pod)).To(Succeed())
 		names = append(names, pod.Name)
 	}
-	setDeploymentStatus(g, ns, name, int32(n))
 	return names
 }
 

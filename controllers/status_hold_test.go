@@ -22,8 +22,6 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/watch"
@@ -31,21 +29,6 @@ import (
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 )
-
-// readyPods creates n Running and Ready pods of the instance's Deployment template, and writes
-// nothing to the Deployment (its controller has not caught up yet).
-func readyPods(g Gomega, ns, name string, n int) {
-	dep := &appsv1.Deployment{}
-	g.Eventually(func() error { return k8sClient.Get(testCtx, key(ns, name), dep) }, timeout, interval).Should(Succeed())
-	for i := range n {
-		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", name, i), Namespace: ns, Labels: dep.Spec.Template.Labels},
-			Spec: *dep.Spec.Template.Spec.DeepCopy()}
-		g.Expect(k8sClient.Create(testCtx, pod)).To(Succeed())
-		pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: fmt.Sprintf("10.244.1.%d", i+1),
-			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.Now()}}}
-		g.Expect(k8sClient.Status().Update(testCtx, pod)).To(Succeed())
-	}
-}
 
 // Pods that turn ready a moment before their Deployment says so, and the Available that follows,
 // are one status write; a Deployment that never catches up delays the pods' news by at most
