@@ -199,11 +199,9 @@ func (r *MemcachedReconciler) reconcile(ctx context.Context, req ctrl.Request) (
 	r.observe(ctx, mc, &obs)
 
 	st := status.ComputeStatus(mc, obs, metav1.Now())
-	hold := r.statusHold(req.NamespacedName, mc.Status, st, obs, time.Now())
-	if hold == 0 {
-		if err := r.patchStatus(ctx, mc, st); err != nil {
-			return ctrl.Result{}, err
-		}
+	hold, err := r.patchStatus(ctx, mc, st, obs)
+	if err != nil {
+		return ctrl.Result{}, err
 	}
 
 	degraded := meta.FindStatusCondition(st.Conditions, cachev1alpha1.ConditionDegraded)
@@ -231,12 +229,12 @@ func (r *MemcachedReconciler) reconcile(ctx context.Context, req ctrl.Request) (
 	return res, nil
 }
 
-// statusHold returns how long the status now, computed for the instance key from obs, waits
-// before it is written (0: write it now). A status that is status.WorthWaiting waits for the
-// workload's own status, at most statusHoldMax from the reconcile that first held it; any other
-// status is written at once and ends the wait.
+// statusHold returns how long the status now, a change of before computed for the instance key
+// from obs, waits before it is written (0: write it now). A status that is status.WorthWaiting
+// waits for the workload's own status, at most statusHoldMax from the reconcile that first held
+// it; any other status is written at once and ends the wait.
 func (r *MemcachedReconciler) statusHold(key types.NamespacedName, before, now cachev1alpha1.MemcachedStatus, obs status.Observed, t time.Time) time.Duration {
-	if equality.Semantic.DeepEqual(before, now) || !status.WorthWaiting(before, now, obs) {
+	if !status.WorthWaiting(before, now, obs) {
 		r.held.Delete(key)
 		return 0
 	}
@@ -417,31 +415,37 @@ func (r *MemcachedReconciler) deleteDisabled(ctx context.Context, mc *cachev1alp
 	}
 }
 
-// patchStatus writes status to mc with a merge patch when it differs from mc.Status, and emits a
-// Warning event when Degraded turns True and a Normal one when Available turns True while Degraded
+// patchStatus writes st, computed from obs, to mc with a merge patch when it differs from
+// mc.Status and need not wait (statusHold; it then returns the wait and writes nothing), and emits
+// a Warning event when Degraded turns True and a Normal one when Available turns True while Degraded
 // was True (the recovery from a failure an event reported). A new instance turning Available, or
 // one back after pods were only replaced, gets no event: the condition's lastTransitionTime says
 // it, and that event was half the operator's events at scale (2.00 per instance converging in make
 // bench-scale, 1.00 without it), each an API write the sample does not make. The patch carries no
 // resourceVersion: the operator is the only writer of status, so it never conflicts.
-func (r *MemcachedReconciler) patchStatus(ctx context.Context, mc *cachev1alpha1.Memcached, status cachev1alpha1.MemcachedStatus) error {
-	if equality.Semantic.DeepEqual(mc.Status, status) {
-		return nil
+func (r *MemcachedReconciler) patchStatus(ctx context.Context, mc *cachev1alpha1.Memcached, st cachev1alpha1.MemcachedStatus, obs status.Observed) (time.Duration, error) {
+	key := client.ObjectKeyFromObject(mc)
+	if equality.Semantic.DeepEqual(mc.Status, st) {
+		r.held.Delete(key)
+		return 0, nil
+	}
+	if hold := r.statusHold(key, mc.Status, st, obs, time.Now()); hold > 0 {
+		return hold, nil
 	}
 	base := mc.DeepCopy()
 	old := base.Status
-	mc.Status = status
+	mc.Status = st
 	if err := r.Status().Patch(ctx, mc, client.MergeFrom(base)); err != nil {
-		return fmt.Errorf("failed to patch status of Memcached %s: %w", client.ObjectKeyFromObject(mc), err)
+		return 0, fmt.Errorf("failed to patch status of Memcached %s: %w", key, err)
 	}
-	if c := becameTrue(old.Conditions, status.Conditions, cachev1alpha1.ConditionDegraded); c != nil {
+	if c := becameTrue(old.Conditions, st.Conditions, cachev1alpha1.ConditionDegraded); c != nil {
 		r.Recorder.Eventf(mc, nil, corev1.EventTypeWarning, c.Reason, "Reconcile", "%s", eventNote(c.Message))
 	}
-	if c := becameTrue(old.Conditions, status.Conditions, cachev1alpha1.ConditionAvailable); c != nil &&
+	if c := becameTrue(old.Conditions, st.Conditions, cachev1alpha1.ConditionAvailable); c != nil &&
 		meta.IsStatusConditionTrue(old.Conditions, cachev1alpha1.ConditionDegraded) {
 		r.Recorder.Eventf(mc, nil, corev1.EventTypeNormal, c.Reason, "Reconcile", "%s", eventNote(c.Message))
 	}
-	return nil
+	return 0, nil
 }
 
 // becameTrue returns the condition of type t in now when it is True there and was not True before.
