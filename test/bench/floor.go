@@ -51,18 +51,18 @@ type floorResult struct {
 	Profile *apiserverProfile `json:"apiserverProfile,omitempty"`
 }
 
-// subjectObjects returns what subject s's kind creates for the instance mc and owns, as that
-// operator builds it: this project's Deployment, Service and PodDisruptionBudget
-// (resources.DesiredObjects, the builders the operator runs), or the operator-sdk sample's one
-// Deployment (sampleDeployment), each with mc as its controller.
-func subjectObjects(s *subject, mc client.Object, size int, scheme *runtime.Scheme) ([]client.Object, error) {
+// subjectObjects returns what a subject creates for its instance mc (as subject.newInstance built
+// it, with spec.size size) and owns, as that operator builds it: for this project's kind
+// (*Memcached) its Deployment, Service and PodDisruptionBudget (resources.DesiredObjects, the
+// builders the operator runs), for the operator-sdk sample's (unstructured) its one Deployment
+// (sampleDeployment); each with mc as its controller.
+func subjectObjects(mc client.Object, size int, scheme *runtime.Scheme) ([]client.Object, error) {
 	var objs []client.Object
-	if s.Kind == kindSample {
-		objs = []client.Object{sampleDeployment(mc, size)}
-	} else {
-		m := &cachev1alpha1.Memcached{ObjectMeta: metav1.ObjectMeta{Name: mc.GetName(), Namespace: mc.GetNamespace()},
-			Spec: cachev1alpha1.MemcachedSpec{Size: int32(size)}}
+	switch m := mc.(type) {
+	case *cachev1alpha1.Memcached: // this project's kind (subject.newInstance)
 		objs = resources.DesiredObjects(m, resources.Options{DefaultImage: memcachedImage})
+	default:
+		objs = []client.Object{sampleDeployment(mc, size)}
 	}
 	for _, o := range objs {
 		if err := controllerutil.SetControllerReference(mc, o, scheme); err != nil {
@@ -152,7 +152,7 @@ func (b *bench) floor(ctx context.Context, s *subject) (*floorResult, error) {
 		mu.Lock()
 		generations[i] = mc.GetGeneration()
 		mu.Unlock()
-		objs, err := subjectObjects(s, mc, b.cfg.size, b.c.Scheme())
+		objs, err := subjectObjects(mc, b.cfg.size, b.c.Scheme())
 		if err != nil {
 			return err
 		}

@@ -76,7 +76,7 @@ func TestSubjectObjects(t *testing.T) {
 		s := &subject{Name: "x", Kind: tc.kind}
 		mc := s.newInstance(key, 3)
 		mc.SetUID(types.UID("uid-7"))
-		objs, err := subjectObjects(s, mc, 3, scheme)
+		objs, err := subjectObjects(mc, 3, scheme)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.kind, err)
 		}

@@ -26,7 +26,7 @@ import (
 // ownedObjects is how many objects the operator owns for an instance of the benchmark's spec (the
 // floor creates the same list): the unit of the write and event limits below.
 func ownedObjects(b *bench) int {
-	return len(resources.DesiredObjects(b.memcached(b.instance("gate", 0)), resources.Options{DefaultImage: "docker.io/library/memcached:1.6.38-alpine"}))
+	return len(resources.DesiredObjects(b.memcached(b.instance("gate", 0)), resources.Options{DefaultImage: memcachedImage}))
 }
 
 // gateViolations returns every way res breaks the scale properties that do not depend on the
