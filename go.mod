@@ -3,6 +3,7 @@ module github.com/example/memcached-operator
 go 1.26.3
 
 require (
+	github.com/distribution/reference v0.6.0
 	github.com/go-logr/logr v1.4.4
 	github.com/google/pprof v0.0.0-20260402051712-545e8a4df936
 	github.com/onsi/gomega v1.44.0

@@ -77,9 +77,10 @@ olm-up-real: ## Install OLM into the real-node cluster as pods (make olm-up NODE
 	$(MAKE) --no-print-directory olm-up NODE=real CLUSTER_DIR=$(REAL_CLUSTER_DIR)
 
 .PHONY: olm-real-images
-olm-real-images: opm ## Push the operator and bundle images of every release in catalog/ (local names, images by digest in the CSV), the local catalog images and the images operator-sdk's registry pods use.
+olm-real-images: opm ## Push the operator and bundle images of every release in catalog/ (local names, images by digest in the CSV), the local catalog images, the images operator-sdk's registry pods use, and the mirror of the committed catalog's public images.
 	hack/images/local-images.sh memcached opm-index ubi
 	OPM="$(OPM)" OPM_VERSION=$(OPM_VERSION) hack/olm/olm-real-images.sh
+	OPM="$(OPM)" CATALOG_IMG=$(CATALOG_IMG) hack/olm/mirror-images.sh
 
 .PHONY: test-olm-real
 test-olm-real: kubectl kustomize operator-sdk ## Prove OLM in the real-node cluster (test/olmreal): our catalog image in every install mode, a channel-bump upgrade, operator-sdk run bundle / bundle-upgrade / cleanup, scorecard as pods.
@@ -93,7 +94,7 @@ test-olm-real: kubectl kustomize operator-sdk ## Prove OLM in the real-node clus
 	hack/olm/scorecard-real.sh images
 	hack/olm/scorecard-real.sh config "$(REAL_CLUSTER_DIR)/scorecard/config.yaml"
 	NODE=real CLUSTER_DIR="$(REAL_CLUSTER_DIR)" hack/olm/olm-up.sh
-	set -a; . "$(REGISTRY_DIR)/images.env"; set +a; \
+	set -a; . "$(REGISTRY_DIR)/images.env"; . "$(REGISTRY_DIR)/mirror.env"; set +a; \
 	KUBECONFIG="$(REAL_KUBECONFIG)" KUBECTL="$(KUBECTL)" OPERATOR_SDK="$(OPERATOR_SDK)" \
 	BUNDLE_DIR="$(CURDIR)/bundle" SCORECARD_CONFIG="$(REAL_CLUSTER_DIR)/scorecard/config.yaml" \
 	BUNDLE_PREVIOUS=$(LOCAL_REGISTRY_TLS)/memcached-operator-bundle:v$(OLM_REAL_PREVIOUS) \
@@ -139,7 +140,7 @@ test-olmv1-real: kubectl kustomize opm ## Prove OLM v1 on the real node (test/ol
 	hack/images/local-images.sh gobin $(MCCLIENT_IMG) ./test/real/cmd/mcclient
 	$(OLMV1_ENV) hack/olm/olmv1-up.sh
 	$(OLMV1_ENV) hack/olm/olmv1-down.sh
-	set -a; . "$(REGISTRY_DIR)/images.env"; set +a; $(OLMV1_ENV) SAMPLES_DIR="$(CURDIR)/config/samples/olmv1" \
+	set -a; . "$(REGISTRY_DIR)/images.env"; . "$(REGISTRY_DIR)/mirror.env"; set +a; $(OLMV1_ENV) SAMPLES_DIR="$(CURDIR)/config/samples/olmv1" \
 	CATALOG_IMAGE_HEAD=$$OLM_REAL_CATALOG_IMAGE CATALOG_IMAGE_OLDEST=$$OLM_REAL_CATALOG_IMAGE_OLDEST \
 	VERSION_HEAD=$(VERSION) VERSION_OLDEST=$(OLM_REAL_OLDEST) \
 	OPERATOR_IMAGE_HEAD=$$OPERATOR_IMAGE_$(call version-key,$(VERSION)) OPERATOR_IMAGE_OLDEST=$$OPERATOR_IMAGE_$(call version-key,$(OLM_REAL_OLDEST)) \

@@ -304,19 +304,31 @@ disabled_plugins = ["io.containerd.internal.v1.opt", "io.containerd.snapshotter.
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "$node_dir/cni/net.d"
-  # The local registry serves plain HTTP on loopback (containerd runs in the host's network).
-  [plugins."io.containerd.grpc.v1.cri".registry.mirrors."$REGISTRY"]
-    endpoint = ["http://$REGISTRY"]
-  # The same images under the registry's HTTPS address (hack/images/registry.sh start-tls), pulled over
-  # plain HTTP too: references that host-side tools needed over TLS work in pods unchanged.
-  [plugins."io.containerd.grpc.v1.cri".registry.mirrors."$REGISTRY_TLS"]
-    endpoint = ["http://$REGISTRY"]
-  # operator-sdk's registry pods use registry.access.redhat.com/ubi9/ubi:9.8 as init image, which
-  # "run bundle-upgrade" cannot change: that host is served by the local registry, which holds a
-  # stand-in (hack/images/local-images.sh ubi) and nothing else of it.
-  [plugins."io.containerd.grpc.v1.cri".registry.mirrors."registry.access.redhat.com"]
-    endpoint = ["http://$REGISTRY"]
+  # Registry hosts (containerd's registry host configuration, one hosts.toml per host below).
+  [plugins."io.containerd.grpc.v1.cri".registry]
+    config_path = "$node_dir/containerd/certs.d"
 EOF
+  # Every host the node pulls from is served by the local registry, which serves plain HTTP on
+  # loopback (containerd runs in the host's network). hosts.toml's `server` replaces the host's own
+  # endpoint, so a name the local registry lacks fails to pull here and is never fetched from the
+  # public host (the deprecated `registry.mirrors` would fall back to it, e.g. registry-1.docker.io):
+  #   - $REGISTRY itself, and $REGISTRY_TLS (hack/images/registry.sh start-tls: the same images, pulled
+  #     over plain HTTP too, so references host-side tools needed over TLS work in pods unchanged);
+  #   - registry.access.redhat.com: operator-sdk's registry pods use ubi9/ubi:9.8 as init image, which
+  #     "run bundle-upgrade" cannot change (the local registry holds a stand-in,
+  #     hack/images/local-images.sh ubi, and nothing else of that host);
+  #   - registry.example.com and docker.io, as a mirrored (disconnected) cluster serves them: the
+  #     images the shipped catalog and its bundles name, under the same paths
+  #     (registry.example.com/memcached-operator:v0.2.2 is $REGISTRY/memcached-operator:v0.2.2,
+  #     docker.io/library/memcached is $REGISTRY/library/memcached), by tag and by digest, so they
+  #     run with their names and digests untouched (hack/olm/mirror-images.sh pushes exactly those;
+  #     test/olmreal TestMirroredCatalog).
+  local host
+  for host in "$REGISTRY" "$REGISTRY_TLS" registry.access.redhat.com registry.example.com docker.io; do
+    mkdir -p "$node_dir/containerd/certs.d/$host"
+    printf 'server = "http://%s"\n\n[host."http://%s"]\n  capabilities = ["pull", "resolve"]\n' \
+      "$REGISTRY" "$REGISTRY" >"$node_dir/containerd/certs.d/$host/hosts.toml"
+  done
   start_cmd containerd "$(command -v containerd)" --config "$node_dir/containerd/config.toml"
   wait_until containerd "containerd serving on $containerd_sock" ctr_ version
   # The CRI plugin answers "server is not initialized yet" for a moment after containerd serves,

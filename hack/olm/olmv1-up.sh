@@ -28,7 +28,8 @@
 #          does): catalogd and operator-controller pull catalog and bundle images themselves with
 #          containers/image, from inside their pods, where 127.0.0.1 is the pod's own; the conf mirrors
 #          the registry 127.0.0.1:$REGISTRY_PORT to the node's read-only listener $NODE_IP:$REGISTRY_PORT
-#          (hack/images/registry.sh start-node), so image references stay the ones the tests and users write;
+#          (hack/images/registry.sh start-node), so image references stay the ones the tests and users write,
+#          and serves registry.example.com and docker.io from it too, as a mirrored cluster does;
 #        - operator-controller gets --feature-gates=$OLMV1_FEATURE_GATES (default
 #          SingleOwnNamespaceInstallSupport=true: Own/SingleNamespace installs, off by default in v1.2.0);
 #        - the catalogd webhook's CA comes from the Certificate olmv1-ca (cert-manager.io/inject-ca-from)
@@ -146,6 +147,17 @@ cat >"$ovl/registries.conf" <<EOF
 # Pull 127.0.0.1:$REGISTRY_PORT/... (the host's registry) from its read-only listener on the node's bridge.
 [[registry]]
 prefix = "127.0.0.1:$REGISTRY_PORT"
+location = "$NODE_IP:$REGISTRY_PORT"
+insecure = true
+# A mirrored (disconnected) cluster: the public hosts the shipped catalog names, served by the same
+# registry under the same paths, as the node's containerd serves them (hack/lib/node.sh). location
+# replaces the host, so a name the registry lacks fails instead of reaching the public host.
+[[registry]]
+prefix = "registry.example.com"
+location = "$NODE_IP:$REGISTRY_PORT"
+insecure = true
+[[registry]]
+prefix = "docker.io"
 location = "$NODE_IP:$REGISTRY_PORT"
 insecure = true
 EOF

@@ -5,8 +5,9 @@
 #                                       catalog/memcached-operator (replacing it).
 #   check  (make catalog-check-render)  renders into a temporary directory and fails when it differs
 #                                       from the committed catalog/memcached-operator (freshness check).
-#   build VERSION                       builds and pushes the bundle image of VERSION and prints its
-#                                       digest (what `make catalog` pins in the template).
+#   build VERSION [TAG]                 builds and pushes the bundle image of VERSION (as TAG, default
+#                                       vVERSION) and prints its digest (what `make catalog` pins in the
+#                                       template).
 #
 # Each release's bundle image is built reproducibly from its source: `git archive` of its commit
 # (bundle.Dockerfile and bundle/ only, modes normalised to 0644/0755) — the one in hack/release/releases,
@@ -67,8 +68,8 @@ export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" no_proxy="127.0.0.1
 mode=${1:-render}
 case $mode in
   render | check) [ $# -le 1 ] || die "usage: catalog-render.sh [render|check|build VERSION]" ;;
-  build) [ $# = 2 ] || die "usage: catalog-render.sh build VERSION" ;;
-  *) die "usage: catalog-render.sh [render|check|build VERSION]" ;;
+  build) [ $# = 2 ] || [ $# = 3 ] || die "usage: catalog-render.sh build VERSION [TAG]" ;;
+  *) die "usage: catalog-render.sh [render|check|build VERSION [TAG]]" ;;
 esac
 curl -fsS -o /dev/null "http://127.0.0.1:$REGISTRY_PORT/v2/" ||
   die "no registry on 127.0.0.1:$REGISTRY_PORT: start it (make registry-up, or REGISTRY_PORT=$REGISTRY_PORT hack/images/registry.sh start)"
@@ -76,9 +77,10 @@ curl -fsS -o /dev/null "http://127.0.0.1:$REGISTRY_PORT/v2/" ||
 work=$(mktemp -d "${TMPDIR:-/tmp}/catalog-render.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# build_bundle VERSION: builds and pushes the bundle image of VERSION; prints its digest.
+# build_bundle VERSION [TAG]: builds and pushes the bundle image of VERSION as TAG (default
+# vVERSION); prints its digest.
 build_bundle() {
-  local v=$1 ctx=$work/ctx-$1 commit
+  local v=$1 tag=${2:-v$1} ctx=$work/ctx-$1 commit
   mkdir -p "$ctx"
   commit=$(release_commit "$v")
   if [ -n "$commit" ]; then
@@ -93,17 +95,17 @@ build_bundle() {
   find "$ctx" -type d -exec chmod 0755 {} +
   find "$ctx" -type f -exec chmod 0644 {} +
   if [ "$bundle_tool" = podman ]; then
-    podman build --timestamp 0 --quiet -f "$ctx/bundle.Dockerfile" -t "$local_repo:v$v" "$ctx" >/dev/null
-    podman push --quiet --tls-verify=false --digestfile "$ctx.digest" "$local_repo:v$v" >/dev/null
+    podman build --timestamp 0 --quiet -f "$ctx/bundle.Dockerfile" -t "$local_repo:$tag" "$ctx" >/dev/null
+    podman push --quiet --tls-verify=false --digestfile "$ctx.digest" "$local_repo:$tag" >/dev/null
   else
-    buildah bud --isolation chroot --timestamp 0 --quiet -f "$ctx/bundle.Dockerfile" -t "$local_repo:v$v" "$ctx" >/dev/null
-    buildah push --quiet --tls-verify=false --digestfile "$ctx.digest" "$local_repo:v$v" >/dev/null
+    buildah bud --isolation chroot --timestamp 0 --quiet -f "$ctx/bundle.Dockerfile" -t "$local_repo:$tag" "$ctx" >/dev/null
+    buildah push --quiet --tls-verify=false --digestfile "$ctx.digest" "$local_repo:$tag" >/dev/null
   fi
   cat "$ctx.digest"
 }
 
 if [ "$mode" = build ]; then
-  build_bundle "${2#v}"
+  build_bundle "${2#v}" ${3:+"$3"}
   exit 0
 fi
 
