@@ -385,23 +385,6 @@ func unsubscribe(t *testing.T, ns string) {
 	t.Logf("Subscription and CSV removed from %s", ns)
 }
 
-// deleteBundleClusterRoles deletes the ClusterRoles of csv's bundle (labelled olm.owner=<csv>),
-// which OLM leaves when the operator is uninstalled.
-func deleteBundleClusterRoles(t *testing.T, csv string) {
-	t.Helper()
-	roles := &rbacv1.ClusterRoleList{}
-	if err := suite.k8s.List(context.Background(), roles, client.MatchingLabels{"olm.owner": csv}); err != nil {
-		t.Errorf("failed to list the ClusterRoles of %s: %v", csv, err)
-		return
-	}
-	for i := range roles.Items {
-		t.Logf("deleting ClusterRole %s (olm.owner=%s): a bundle's cluster-scoped object, which OLM never deletes", roles.Items[i].Name, csv)
-		if err := client.IgnoreNotFound(suite.k8s.Delete(context.Background(), &roles.Items[i])); err != nil {
-			t.Errorf("failed to delete ClusterRole %s: %v", roles.Items[i].Name, err)
-		}
-	}
-}
-
 // removeClusterObjects deletes what OLM leaves behind cluster-wide once our operator is uninstalled
 // everywhere: the bundle's ClusterRoles (labelled olm.owner=<CSV>, never deleted by OLM) and the
 // Memcached CRD. Call it when no Memcached is left.

@@ -31,6 +31,7 @@ import (
 	. "github.com/onsi/gomega"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -66,6 +67,7 @@ func TestMirroredCatalog(t *testing.T) {
 	committed := committedBundle(t, csvName)
 	g.Expect(committed.Image).To(Equal(env["MIRROR_BUNDLE_IMAGE"]), "the bundle image of %s in catalog/", csvName)
 	g.Expect(committed.Related).To(ContainElements(env["MIRROR_OPERATOR_IMAGE"], env["MIRROR_MEMCACHED_IMAGE"]))
+	g.Expect(committed.ClusterRoles).NotTo(BeEmpty(), "the ClusterRoles of the committed bundle %s", csvName)
 	for _, ref := range append([]string{committed.Image}, committed.Related...) {
 		g.Expect(ref).To(Or(HavePrefix("registry.example.com/"), HavePrefix("docker.io/")), "a public name")
 	}
@@ -97,12 +99,11 @@ func TestMirroredCatalog(t *testing.T) {
 			Channel: stableChannel, StartingCSV: csvName, InstallPlanApproval: operatorsv1alpha1.ApprovalManual,
 		},
 	}
+	// After unsubscribe (cleanups run last first): OLM never deletes a bundle's cluster-scoped objects
+	// and they carry no olm.owner label once the CSV is gone; OLM v1 refuses to adopt them.
+	t.Cleanup(func() { deleteClusterRoles(t, committed.ClusterRoles) })
 	g.Expect(suite.k8s.Create(ctx, sub)).To(Succeed())
 	t.Cleanup(func() { unsubscribe(t, ns) })
-	// Runs before unsubscribe: once the CSV is gone OLM drops the olm.owner label of the bundle's
-	// ClusterRoles (which it never deletes), and a later install (OLM v1's, which refuses to adopt
-	// them) would find them.
-	t.Cleanup(func() { deleteBundleClusterRoles(t, csvName) })
 	approveInstallPlan(t, ns, csvName)
 	waitCSVSucceeded(t, ns, csvName)
 	// OLM unpacked the bundle in a pod of the catalog's namespace, whose image is the one the catalog
@@ -133,10 +134,12 @@ func TestMirroredCatalog(t *testing.T) {
 	suite.phases.Record(t, "Memcached Available on "+env["MIRROR_MEMCACHED_IMAGE"]+", 100 keys set and read", start)
 }
 
-// bundleRefs is what catalog/ names for one bundle: its image and its relatedImages.
+// bundleRefs is what catalog/ holds for one bundle: its image, its relatedImages and the names of the
+// ClusterRoles among its objects.
 type bundleRefs struct {
-	Image   string
-	Related []string
+	Image        string
+	Related      []string
+	ClusterRoles []string
 }
 
 // committedBundle reads bundle name from the committed catalog (catalog/memcached-operator/bundles).
@@ -151,11 +154,29 @@ func committedBundle(t *testing.T, name string) bundleRefs {
 		RelatedImages []struct {
 			Image string `json:"image"`
 		} `json:"relatedImages"`
+		Properties []struct {
+			Type  string `json:"type"`
+			Value struct {
+				Data []byte `json:"data"`
+			} `json:"value"`
+		} `json:"properties"`
 	}
 	if err := yaml.Unmarshal(data, &b); err != nil {
 		t.Fatalf("failed to decode the committed bundle %s: %v", name, err)
 	}
 	refs := bundleRefs{Image: b.Image}
+	for _, p := range b.Properties {
+		if p.Type != "olm.bundle.object" {
+			continue
+		}
+		var obj metav1.PartialObjectMetadata
+		if err := yaml.Unmarshal(p.Value.Data, &obj); err != nil {
+			t.Fatalf("failed to decode an object of the committed bundle %s: %v", name, err)
+		}
+		if obj.Kind == "ClusterRole" {
+			refs.ClusterRoles = append(refs.ClusterRoles, obj.Name)
+		}
+	}
 	for _, r := range b.RelatedImages {
 		if r.Image != b.Image {
 			refs.Related = append(refs.Related, r.Image)
@@ -234,4 +255,16 @@ func podOf(t *testing.T, ns string, labels client.MatchingLabels) *corev1.Pod {
 		return nil
 	}, 3*time.Minute, poll).Should(Succeed())
 	return pod
+}
+
+// deleteClusterRoles deletes the ClusterRoles names (those already gone are fine).
+func deleteClusterRoles(t *testing.T, names []string) {
+	t.Helper()
+	for _, n := range names {
+		role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: n}}
+		if err := client.IgnoreNotFound(suite.k8s.Delete(context.Background(), role)); err != nil {
+			t.Errorf("failed to delete ClusterRole %s: %v", n, err)
+		}
+	}
+	t.Logf("deleted the bundle's ClusterRoles %v", names)
 }

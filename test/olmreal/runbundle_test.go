@@ -37,6 +37,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -166,7 +167,12 @@ func TestRunBundleUpgradeCleanup(t *testing.T) {
 	// metrics-reader ClusterRoles, labelled olm.owner=<CSV>) and operator-sdk cleanup does not either:
 	// name them, then delete them so that the next run starts from a clean cluster.
 	for _, csv := range []string{prevCSV, headCSV} {
-		deleteBundleClusterRoles(t, csv)
+		roles := &rbacv1.ClusterRoleList{}
+		g.Expect(suite.k8s.List(context.Background(), roles, client.MatchingLabels{"olm.owner": csv})).To(Succeed())
+		for i := range roles.Items {
+			t.Logf("left by operator-sdk cleanup (a bundle's cluster-scoped object, which OLM never deletes): ClusterRole %s (olm.owner=%s); deleting it", roles.Items[i].Name, csv)
+			g.Expect(client.IgnoreNotFound(suite.k8s.Delete(context.Background(), &roles.Items[i]))).To(Succeed())
+		}
 	}
 }
 
