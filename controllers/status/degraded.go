@@ -154,7 +154,13 @@ func describeFailure(mc *cachev1alpha1.Memcached, c *podview.ContainerStatus) st
 	b.WriteString("container " + c.Name)
 	term := c.State.Terminated
 	if w := c.State.Waiting; w != nil {
-		b.WriteString(" " + w.Reason)
+		reason := w.Reason
+		if reason == "ErrImagePull" {
+			// The kubelet alternates ErrImagePull (an attempt failed) and ImagePullBackOff (waiting for
+			// the next) for one failure: one name keeps the message, hence the status, the same.
+			reason = "ImagePullBackOff"
+		}
+		b.WriteString(" " + reason)
 		if w.Message != "" && !slices.Contains(backOffReasons, w.Reason) {
 			b.WriteString(": " + w.Message)
 		}

@@ -71,11 +71,11 @@ func TestContainerFailure(t *testing.T) {
 		"bad flag":       {pods: []podview.Pod{crashing("c-1", 64, "")}, want: "pod c-1: container memcached CrashLoopBackOff; last exit code 64 (Error); memcached refused its command line: check spec.memcached.extraArgs"},
 		"rlimit":         {pods: []podview.Pod{crashing("c-1", 71, "failed to set rlimit for open files.\n")}, want: "pod c-1: container memcached CrashLoopBackOff; last exit code 71 (Error): failed to set rlimit for open files.; memcached could not raise its open-file limit to spec.memcached.maxConnections (1024) or could not listen: lower maxConnections below the node's limit"},
 		"out of memory":  {pods: []podview.Pod{oom}, want: "pod c-1: container memcached CrashLoopBackOff; last exit code 137 (OOMKilled); spec.resources.limits.memory is too small for spec.memcached.maxMemoryMB (64 MiB) and memcached's overhead"},
-		"image pull":     {pods: []podview.Pod{podWith("c-1", waiting(resources.ContainerName, "ErrImagePull", "rpc error: not found"))}, want: "pod c-1: container memcached ErrImagePull; check spec.image (the operator's default)"},
+		"image pull":     {pods: []podview.Pod{podWith("c-1", waiting(resources.ContainerName, "ErrImagePull", "rpc error: not found"))}, want: "pod c-1: container memcached ImagePullBackOff; check spec.image (the operator's default)"},
 		"exporter image": {pods: []podview.Pod{podWith("c-1", podview.ContainerStatus{Name: resources.ContainerName, Ready: true}, exporter)}, want: "pod c-1: container memcached-exporter ImagePullBackOff; check spec.monitoring.image"},
 		"reloader image": {pods: []podview.Pod{podWith("c-1", podview.ContainerStatus{Name: resources.ContainerName, Ready: true},
 			waiting(resources.CertReloaderContainerName, "ErrImagePull", "unauthorized"))},
-			want: "pod c-1: container cert-reloader ErrImagePull; the certificate reloader runs the operator's own image (RELATED_IMAGE_CERT_RELOADER): make it pullable in this namespace, or unset that variable to roll the pods on a renewal instead"},
+			want: "pod c-1: container cert-reloader ImagePullBackOff; the certificate reloader runs the operator's own image (RELATED_IMAGE_CERT_RELOADER): make it pullable in this namespace, or unset that variable to roll the pods on a renewal instead"},
 		"config error":   {pods: []podview.Pod{podWith("c-1", waiting(resources.ContainerName, "CreateContainerConfigError", `secret "users" not found`))}, want: `pod c-1: container memcached CreateContainerConfigError: secret "users" not found`},
 		"terminated now": {pods: []podview.Pod{podWith("c-1", podview.ContainerStatus{Name: resources.ContainerName, State: podview.ContainerState{Terminated: &podview.ContainerStateTerminated{ExitCode: 2, Reason: "Error"}}})}, want: "pod c-1: container memcached; last exit code 2 (Error)"},
 		"first by name":  {pods: []podview.Pod{crashing("c-3", 64, ""), deleted, crashing("c-2", 64, ""), podWith("c-1")}, want: "pod c-2: container memcached CrashLoopBackOff; last exit code 64 (Error); memcached refused its command line: check spec.memcached.extraArgs (1 more pods failing)"},
@@ -93,6 +93,11 @@ func TestContainerFailure(t *testing.T) {
 	again.Status.ContainerStatuses[0].RestartCount = 9
 	again.Status.ContainerStatuses[0].State.Waiting.Message = "back-off 5m0s restarting failed container=memcached"
 	fixture.Expect(t, "after more restarts", containerFailure(fixture.Defaulted("c"), []podview.Pod{again}), containerFailure(fixture.Defaulted("c"), []podview.Pod{crashing("c-1", 64, "")}))
+	// An image pull the kubelet retries: it says ErrImagePull at each attempt and ImagePullBackOff
+	// between them, with a message of its own each time; one failure, one message.
+	fixture.Expect(t, "a pull between attempts",
+		containerFailure(mine, []podview.Pod{podWith("c-1", waiting(resources.ContainerName, "ImagePullBackOff", `Back-off pulling image "registry.example.com/mine:1"`))}),
+		containerFailure(mine, []podview.Pod{podWith("c-1", waiting(resources.ContainerName, "ErrImagePull", "rpc error: code = NotFound"))}))
 }
 
 func TestDegradedCondition(t *testing.T) {
