@@ -99,7 +99,9 @@ var backOffReasons = append([]string{"CrashLoopBackOff"}, pullReasons...)
 // Failing reports whether c, a container's status, says the container cannot start or keeps
 // failing: it is not ready and waits for a reason other than starting (CrashLoopBackOff, an image
 // pull, CreateContainerConfigError, RunContainerError...), or it has terminated with a non-zero
-// exit code. A container that is starting, or runs and is not ready yet, is not failing.
+// exit code, or it runs again after such an exit and is not ready yet (a crash loop passes through
+// all three: exited, backing off, restarted; it is one failure until the container is ready). A
+// container that is starting, or runs for the first time and is not ready yet, is not failing.
 func Failing(c *podview.ContainerStatus) bool {
 	if c.Ready {
 		return false
@@ -107,8 +109,14 @@ func Failing(c *podview.ContainerStatus) bool {
 	if w := c.State.Waiting; w != nil && w.Reason != "" && !slices.Contains(startingReasons, w.Reason) {
 		return true
 	}
-	return c.State.Terminated != nil && c.State.Terminated.ExitCode != 0
+	if t := c.State.Terminated; t != nil {
+		return t.ExitCode != 0
+	}
+	return c.State.Waiting == nil && exitedWithError(c.LastTerminationState.Terminated)
 }
+
+// exitedWithError reports whether t is a termination with a non-zero exit code.
+func exitedWithError(t *podview.ContainerStateTerminated) bool { return t != nil && t.ExitCode != 0 }
 
 // containerFailure returns why a container of mc's pods cannot run, or "" when none fails: the
 // first failing container (Failing) of the first pod by name that is not being deleted, as
@@ -153,7 +161,14 @@ func describeFailure(mc *cachev1alpha1.Memcached, c *podview.ContainerStatus) st
 	var b strings.Builder
 	b.WriteString("container " + c.Name)
 	term := c.State.Terminated
-	if w := c.State.Waiting; w != nil {
+	if w := c.State.Waiting; w == nil || w.Reason == "CrashLoopBackOff" {
+		// A crash loop: exited now, backing off, or running again and not ready yet. The same words
+		// in every step, so that one loop is one status write (the kubelet shows each step).
+		b.WriteString(" CrashLoopBackOff")
+		if term == nil {
+			term = c.LastTerminationState.Terminated
+		}
+	} else {
 		reason := w.Reason
 		if reason == "ErrImagePull" {
 			// The kubelet alternates ErrImagePull (an attempt failed) and ImagePullBackOff (waiting for

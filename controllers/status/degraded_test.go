@@ -76,9 +76,13 @@ func TestContainerFailure(t *testing.T) {
 		"reloader image": {pods: []podview.Pod{podWith("c-1", podview.ContainerStatus{Name: resources.ContainerName, Ready: true},
 			waiting(resources.CertReloaderContainerName, "ErrImagePull", "unauthorized"))},
 			want: "pod c-1: container cert-reloader ImagePullBackOff; the certificate reloader runs the operator's own image (RELATED_IMAGE_CERT_RELOADER): make it pullable in this namespace, or unset that variable to roll the pods on a renewal instead"},
-		"config error":   {pods: []podview.Pod{podWith("c-1", waiting(resources.ContainerName, "CreateContainerConfigError", `secret "users" not found`))}, want: `pod c-1: container memcached CreateContainerConfigError: secret "users" not found`},
-		"terminated now": {pods: []podview.Pod{podWith("c-1", podview.ContainerStatus{Name: resources.ContainerName, State: podview.ContainerState{Terminated: &podview.ContainerStateTerminated{ExitCode: 2, Reason: "Error"}}})}, want: "pod c-1: container memcached; last exit code 2 (Error)"},
-		"first by name":  {pods: []podview.Pod{crashing("c-3", 64, ""), deleted, crashing("c-2", 64, ""), podWith("c-1")}, want: "pod c-2: container memcached CrashLoopBackOff; last exit code 64 (Error); memcached refused its command line: check spec.memcached.extraArgs (1 more pods failing)"},
+		"config error":       {pods: []podview.Pod{podWith("c-1", waiting(resources.ContainerName, "CreateContainerConfigError", `secret "users" not found`))}, want: `pod c-1: container memcached CreateContainerConfigError: secret "users" not found`},
+		"terminated now":     {pods: []podview.Pod{podWith("c-1", podview.ContainerStatus{Name: resources.ContainerName, State: podview.ContainerState{Terminated: &podview.ContainerStateTerminated{ExitCode: 2, Reason: "Error"}}})}, want: "pod c-1: container memcached CrashLoopBackOff; last exit code 2 (Error)"},
+		"terminated, exit 0": {pods: []podview.Pod{podWith("c-1", podview.ContainerStatus{Name: resources.ContainerName, State: podview.ContainerState{Terminated: &podview.ContainerStateTerminated{ExitCode: 0, Reason: "Completed"}}})}},
+		"running again after a crash, not ready yet": {pods: []podview.Pod{podWith("c-1", podview.ContainerStatus{Name: resources.ContainerName, RestartCount: 3,
+			LastTerminationState: podview.ContainerState{Terminated: &podview.ContainerStateTerminated{ExitCode: 71, Reason: "Error"}}})},
+			want: "pod c-1: container memcached CrashLoopBackOff; last exit code 71 (Error); memcached could not raise its open-file limit to spec.memcached.maxConnections (1024) or could not listen: lower maxConnections below the node's limit"},
+		"first by name": {pods: []podview.Pod{crashing("c-3", 64, ""), deleted, crashing("c-2", 64, ""), podWith("c-1")}, want: "pod c-2: container memcached CrashLoopBackOff; last exit code 64 (Error); memcached refused its command line: check spec.memcached.extraArgs (1 more pods failing)"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -93,6 +97,16 @@ func TestContainerFailure(t *testing.T) {
 	again.Status.ContainerStatuses[0].RestartCount = 9
 	again.Status.ContainerStatuses[0].State.Waiting.Message = "back-off 5m0s restarting failed container=memcached"
 	fixture.Expect(t, "after more restarts", containerFailure(fixture.Defaulted("c"), []podview.Pod{again}), containerFailure(fixture.Defaulted("c"), []podview.Pod{crashing("c-1", 64, "")}))
+	// The steps of one crash loop as the kubelet shows them (exited, backing off, restarted and not
+	// ready yet) say the same.
+	exited := crashing("c-1", 64, "")
+	exited.Status.ContainerStatuses[0].State = podview.ContainerState{Terminated: exited.Status.ContainerStatuses[0].LastTerminationState.Terminated}
+	exited.Status.ContainerStatuses[0].LastTerminationState = podview.ContainerState{}
+	restarted := crashing("c-1", 64, "")
+	restarted.Status.ContainerStatuses[0].State = podview.ContainerState{} // running: neither waiting nor terminated
+	for name, p := range map[string]podview.Pod{"exited": exited, "restarted": restarted} {
+		fixture.Expect(t, "a crash loop, "+name, containerFailure(fixture.Defaulted("c"), []podview.Pod{p}), containerFailure(fixture.Defaulted("c"), []podview.Pod{crashing("c-1", 64, "")}))
+	}
 	// An image pull the kubelet retries: it says ErrImagePull at each attempt and ImagePullBackOff
 	// between them, with a message of its own each time; one failure, one message.
 	fixture.Expect(t, "a pull between attempts",
