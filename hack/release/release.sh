@@ -9,10 +9,12 @@
 #      rules against a released bundle.
 #   2. Records the previous release's commit in hack/release/releases (the commit that added its bundle to
 #      catalog/), so the OLM upgrade tests can build that release's operator.
-#   3. Resolves the memcached image (the operand, RELATED_IMAGE_MEMCACHED) to a digest and writes it
-#      into config/manager/manager.yaml: in the local tier the local registry's stand-in
-#      (MEMCACHED_IMAGE of $REGISTRY_DIR/images.env, from hack/images/local-images.sh memcached), on a
-#      connected machine MEMCACHED_IMAGE resolved with skopeo.
+#   3. Resolves the memcached image (the operand, RELATED_IMAGE_MEMCACHED) and the exporter's
+#      (RELATED_IMAGE_MEMCACHED_EXPORTER) to digests and writes them into config/manager/manager.yaml:
+#      in the local tier the local registry's stand-ins (MEMCACHED_IMAGE and MEMCACHED_EXPORTER_IMAGE
+#      of $REGISTRY_DIR/images.env, from hack/images/local-images.sh memcached and make real-images),
+#      on a connected machine the images manager.yaml names (MEMCACHED_IMAGE, when set, for
+#      memcached) resolved with skopeo.
 #   4. Bumps VERSION in the Makefile, builds and pushes the operator image RELEASE_TAG_BASE:vVERSION
 #      (make docker-build docker-push), resolves its digest and writes IMG_DIGEST (and, when
 #      RELEASE_TAG_BASE is not the Makefile's IMAGE_TAG_BASE, IMAGE_TAG_BASE) into the Makefile, so
@@ -39,7 +41,7 @@
 # have uncommitted changes). Needs skopeo (digests, the bundle copy) and a CONTAINER_TOOL.
 #
 # Environment (defaults): MAKE=make  RELEASE_TAG_BASE=see above  REGISTRY_DIR=<repo>/.registry
-#   REGISTRY_PORT=5000  MEMCACHED_IMAGE=docker.io/library/memcached:1.6.38-alpine (connected only)
+#   REGISTRY_PORT=5000  MEMCACHED_IMAGE=<RELATED_IMAGE_MEMCACHED of config/manager/manager.yaml> (connected only)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -98,19 +100,31 @@ if [ -n "$previous" ] && ! grep -q "^$previous " hack/release/releases; then
   step "hack/release/releases: $previous $commit"
 fi
 
-# -------------------------------------------------------------------------- 3. memcached image
-if [ $connected = 1 ]; then
-  memcached_public=${MEMCACHED_IMAGE:-docker.io/library/memcached:1.6.38-alpine}
-  repo=${memcached_public%%@*}
-  [[ ${repo##*/} == *:* ]] && repo=${repo%:*} # drop the tag (a ':' after the last '/')
-  memcached="$repo@$(digest_of "$memcached_public")"
-else
-  memcached=$(sed -n 's/^MEMCACHED_IMAGE=//p' "$REGISTRY_DIR/images.env" 2>/dev/null || true)
-  [[ $memcached == *@sha256:* ]] || die "no MEMCACHED_IMAGE by digest in $REGISTRY_DIR/images.env: run hack/images/local-images.sh memcached"
+# ------------------------------------------------------------------ 3. memcached and exporter images
+# pin_related VAR KEY HINT: resolve the image of RELATED_IMAGE_<VAR> in config/manager/manager.yaml
+# to a digest and write it back: on a connected machine the public image it names resolved with
+# skopeo; in the local tier the local stand-in recorded as KEY in images.env (built by HINT).
+pin_related() {
+  local var=RELATED_IMAGE_$1 key=$2 hint=$3 public repo pinned
+  public=$(sed -n "/- name: $var\$/{n;s/^ *value: //p}" config/manager/manager.yaml)
+  [ -n "$public" ] || die "no $var in config/manager/manager.yaml"
+  if [ $connected = 1 ]; then
+    repo=${public%%@*}
+    [[ ${repo##*/} == *:* ]] && repo=${repo%:*} # drop the tag (a ':' after the last '/')
+    pinned="$repo@$(digest_of "$public")"
+  else
+    pinned=$(sed -n "s/^$key=//p" "$REGISTRY_DIR/images.env" 2>/dev/null || true)
+    [[ $pinned == *@sha256:* ]] || die "no $key by digest in $REGISTRY_DIR/images.env: run $hint"
+  fi
+  sed -i "/- name: $var\$/{n;s#^\( *value: \).*#\1$pinned#}" config/manager/manager.yaml
+  grep -q "value: $pinned\$" config/manager/manager.yaml || die "could not set $var in config/manager/manager.yaml"
+  step "$var=$pinned"
+}
+if [ $connected = 1 ] && [ -n "${MEMCACHED_IMAGE:-}" ]; then
+  sed -i "/- name: RELATED_IMAGE_MEMCACHED\$/{n;s#^\( *value: \).*#\1$MEMCACHED_IMAGE#}" config/manager/manager.yaml
 fi
-sed -i "/- name: RELATED_IMAGE_MEMCACHED/{n;s#^\( *value: \).*#\1$memcached#}" config/manager/manager.yaml
-grep -q "value: $memcached\$" config/manager/manager.yaml || die "could not set RELATED_IMAGE_MEMCACHED in config/manager/manager.yaml"
-step "RELATED_IMAGE_MEMCACHED=$memcached"
+pin_related MEMCACHED MEMCACHED_IMAGE "hack/images/local-images.sh memcached"
+pin_related MEMCACHED_EXPORTER MEMCACHED_EXPORTER_IMAGE "make real-images"
 
 # ----------------------------------------------------------------------- 4. the operator image
 sed -i "s/^VERSION ?= .*/VERSION ?= $version/; s/^IMG_DIGEST ?=.*/IMG_DIGEST ?=/" Makefile
