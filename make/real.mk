@@ -76,11 +76,16 @@ version-key = V$(subst .,_,$(1))
 olm-up-real: ## Install OLM into the real-node cluster as pods (make olm-up NODE=real).
 	$(MAKE) --no-print-directory olm-up NODE=real CLUSTER_DIR=$(REAL_CLUSTER_DIR)
 
+# MIRROR_VERSION is the release hack/olm/mirror-images.sh mirrors for TestMirroredCatalog (test/olmreal,
+# test/olmv1real): one of hack/release/releases whose images all have a local stand-in (the
+# operator's, memcached's).
+MIRROR_VERSION ?= 0.2.2
+
 .PHONY: olm-real-images
 olm-real-images: opm ## Push the operator and bundle images of every release in catalog/ (local names, images by digest in the CSV), the local catalog images, the images operator-sdk's registry pods use, and the mirror of the committed catalog's public images.
 	hack/images/local-images.sh memcached opm-index ubi
 	OPM="$(OPM)" OPM_VERSION=$(OPM_VERSION) hack/olm/olm-real-images.sh
-	OPM="$(OPM)" CATALOG_IMG=$(CATALOG_IMG) hack/olm/mirror-images.sh
+	OPM="$(OPM)" CATALOG_IMG=$(CATALOG_IMG) hack/olm/mirror-images.sh $(MIRROR_VERSION)
 
 .PHONY: test-olm-real
 test-olm-real: kubectl kustomize operator-sdk ## Prove OLM in the real-node cluster (test/olmreal): our catalog image in every install mode, a channel-bump upgrade, operator-sdk run bundle / bundle-upgrade / cleanup, scorecard as pods.

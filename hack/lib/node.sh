@@ -319,13 +319,15 @@ EOF
   #     hack/images/local-images.sh ubi, and nothing else of that host);
   #   - registry.example.com and docker.io, as a mirrored (disconnected) cluster serves them: the
   #     images the shipped catalog and its bundles name, under the same paths
-  #     (registry.example.com/memcached-operator:v0.2.2 is $REGISTRY/memcached-operator:v0.2.2,
+  #     (registry.example.com/memcached-operator:vX.Y.Z is $REGISTRY/memcached-operator:vX.Y.Z,
   #     docker.io/library/memcached is $REGISTRY/library/memcached), by tag and by digest, so they
   #     run with their names and digests untouched (hack/olm/mirror-images.sh pushes exactly those;
   #     test/olmreal TestMirroredCatalog).
   local host
   for host in "$REGISTRY" "$REGISTRY_TLS" registry.access.redhat.com registry.example.com docker.io; do
     mkdir -p "$node_dir/containerd/certs.d/$host"
+    # containerd 1.6.20 resolves through the [host] entry; `server` alone was not used for a
+    # public host (it went to https://registry.example.com), and it is the fallback after the hosts.
     printf 'server = "http://%s"\n\n[host."http://%s"]\n  capabilities = ["pull", "resolve"]\n' \
       "$REGISTRY" "$REGISTRY" >"$node_dir/containerd/certs.d/$host/hosts.toml"
   done

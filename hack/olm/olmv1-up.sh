@@ -161,10 +161,16 @@ prefix = "docker.io"
 location = "$NODE_IP:$REGISTRY_PORT"
 insecure = true
 EOF
+# The ConfigMap keeps its name (disableNameSuffixHash) and containers/image reads registries.conf
+# once per process: the conf's checksum in the pod template restarts both managers when it changes.
+conf_sum=$(sha256sum "$ovl/registries.conf" | cut -c1-64)
 mount_patch() { # mount_patch DEPLOYMENT [EXTRA_ARG]
   cat <<EOF
 - target: {kind: Deployment, name: $1}
   patch: |-
+    - op: add
+      path: /spec/template/metadata/annotations/olmv1-up.memcached-operator.local~1registries-conf-sha256
+      value: "$conf_sum"
     - op: add
       path: /spec/template/spec/volumes/-
       value: {"name": "registries-conf", "configMap": {"name": "olmv1-registries-conf"}}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# catalog-render.sh [render|check|build VERSION] — the catalog rendered from its template.
+# catalog-render.sh [render|check|build VERSION [TAG]] — the catalog rendered from its template.
 #
 #   render (make catalog-render)        renders catalog-template/memcached-operator.yaml into
 #                                       catalog/memcached-operator (replacing it).
@@ -67,7 +67,7 @@ export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" no_proxy="127.0.0.1
 
 mode=${1:-render}
 case $mode in
-  render | check) [ $# -le 1 ] || die "usage: catalog-render.sh [render|check|build VERSION]" ;;
+  render | check) [ $# -le 1 ] || die "usage: catalog-render.sh [render|check|build VERSION [TAG]]" ;;
   build) [ $# = 2 ] || [ $# = 3 ] || die "usage: catalog-render.sh build VERSION [TAG]" ;;
   *) die "usage: catalog-render.sh [render|check|build VERSION [TAG]]" ;;
 esac

@@ -99,8 +99,9 @@ func TestMirroredCatalog(t *testing.T) {
 			Channel: stableChannel, StartingCSV: csvName, InstallPlanApproval: operatorsv1alpha1.ApprovalManual,
 		},
 	}
-	// After unsubscribe (cleanups run last first): OLM never deletes a bundle's cluster-scoped objects
-	// and they carry no olm.owner label once the CSV is gone; OLM v1 refuses to adopt them.
+	// After unsubscribe (cleanups run last first): OLM never deletes a bundle's cluster-scoped objects,
+	// and installed from a catalog (v0.46.0) its ClusterRoles carry no olm.owner label to find them by,
+	// so they go by the names the bundle gives them; OLM v1 refuses to adopt one it finds.
 	t.Cleanup(func() { deleteClusterRoles(t, committed.ClusterRoles) })
 	g.Expect(suite.k8s.Create(ctx, sub)).To(Succeed())
 	t.Cleanup(func() { unsubscribe(t, ns) })
@@ -108,11 +109,15 @@ func TestMirroredCatalog(t *testing.T) {
 	waitCSVSucceeded(t, ns, csvName)
 	// OLM unpacked the bundle in a pod of the catalog's namespace, whose image is the one the catalog
 	// pins, by digest: the kubelet's event for that pod names it.
-	g.Eventually(func() ([]string, error) { return imageEvents(catalogSourceNS, committed.Image) }, time.Minute, poll).
+	g.Eventually(func() ([]string, error) { return imageEvents(catalogSourceNS, committed.Image, start) }, time.Minute, poll).
 		ShouldNot(BeEmpty(), "no pod of %s ran the bundle image %s", catalogSourceNS, committed.Image)
 	csv := &operatorsv1alpha1.ClusterServiceVersion{}
 	g.Expect(suite.k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: csvName}, csv)).To(Succeed())
 	g.Expect(csv.Annotations["containerImage"]).To(Equal(env["MIRROR_OPERATOR_IMAGE"]), "the CSV as committed")
+	// The channel's next release waits for approval: OLM unpacked its bundle too (a mirror holds
+	// every bundle the catalog pins) and holds the upgrade.
+	g.Eventually(func() ([]string, error) { return plansAwaitingApproval(ns) }, 2*time.Minute, poll).
+		ShouldNot(BeEmpty(), "no InstallPlan awaiting approval in %s", ns)
 	waitOperatorReady(t, ns, env["MIRROR_OPERATOR_IMAGE"])
 	operatorPod := podOf(t, ns, client.MatchingLabels{"control-plane": "controller-manager"})
 	g.Expect(utils.RanAs(operatorPod, env["MIRROR_OPERATOR_IMAGE"], env["MIRROR_OPERATOR_DIGEST"])).To(Succeed())
@@ -216,17 +221,40 @@ func approveInstallPlan(t *testing.T, ns, csv string) {
 	}, 3*time.Minute, poll).Should(Equal(operatorsv1alpha1.InstallPlanPhaseComplete), "InstallPlan %s/%s", ns, plan.Name)
 }
 
-// imageEvents returns the messages of the kubelet's events in ns about pulling image (or finding it
-// present) for a pod: "Successfully pulled image \"<image>\" ..." or "Container image \"<image>\"
-// already present on machine".
-func imageEvents(ns, image string) ([]string, error) {
+// plansAwaitingApproval returns the CSVs of the InstallPlans of ns that wait for approval.
+func plansAwaitingApproval(ns string) ([]string, error) {
+	plans := &operatorsv1alpha1.InstallPlanList{}
+	if err := suite.k8s.List(context.Background(), plans, client.InNamespace(ns)); err != nil {
+		return nil, err
+	}
+	var csvs []string
+	for _, p := range plans.Items {
+		if p.Status.Phase == operatorsv1alpha1.InstallPlanPhaseRequiresApproval {
+			csvs = append(csvs, p.Spec.ClusterServiceVersionNames...)
+		}
+	}
+	return csvs, nil
+}
+
+// imageEvents returns the messages of the kubelet's events in ns, last seen at or after since, about
+// pulling image (or finding it present) for a pod: "Successfully pulled image \"<image>\" ..." or
+// "Container image \"<image>\" already present on machine".
+func imageEvents(ns, image string, since time.Time) ([]string, error) {
 	events := &corev1.EventList{}
 	if err := suite.k8s.List(context.Background(), events, client.InNamespace(ns)); err != nil {
 		return nil, err
 	}
 	var msgs []string
 	for _, e := range events.Items {
-		if e.InvolvedObject.Kind == "Pod" && (e.Reason == "Pulled" || e.Reason == "Pulling") && strings.Contains(e.Message, `"`+image+`"`) {
+		last := e.LastTimestamp.Time
+		if e.Series != nil && e.Series.LastObservedTime.After(last) {
+			last = e.Series.LastObservedTime.Time
+		}
+		if e.EventTime.After(last) {
+			last = e.EventTime.Time
+		}
+		if !last.Before(since.Truncate(time.Second)) && e.InvolvedObject.Kind == "Pod" && (e.Reason == "Pulled" || e.Reason == "Pulling") &&
+			strings.Contains(e.Message, `"`+image+`"`) {
 			msgs = append(msgs, e.Message)
 		}
 	}
