@@ -51,8 +51,9 @@ const mirrorCatalogSource = "memcached-mirror"
 // CatalogSource runs catalog/ as committed under the Makefile's public CATALOG_IMG; a Subscription
 // installs that release (manual approval, so OLM stays on it); OLM unpacks its bundle by the digest
 // the catalog pins, runs the operator image the CSV names and the operator runs the memcached image
-// its RELATED_IMAGE_MEMCACHED names, every reference exactly as committed; each pod reports the
-// digest the mirror holds, and a client reads back its keys.
+// its RELATED_IMAGE_MEMCACHED names, every reference exactly as committed; each pod runs the digest
+// the mirror holds, a client reads back its keys, and the channel's next release, unpacked from the
+// mirror as well, waits for approval.
 func TestMirroredCatalog(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
