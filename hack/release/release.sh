@@ -52,6 +52,8 @@ REGISTRY_PORT=${REGISTRY_PORT:-5000}
 t0=$(date +%s%N)
 # shellcheck source=../lib/procs.sh
 . "$root/hack/lib/procs.sh"
+# shellcheck source=../lib/release.sh
+. "$root/hack/lib/release.sh"
 die() { echo "release: $*" >&2; exit 1; }
 
 [ $# = 1 ] || die "usage: release.sh VERSION (make release VERSION=x.y.z)"
@@ -101,13 +103,13 @@ if [ -n "$previous" ] && ! grep -q "^$previous " hack/release/releases; then
 fi
 
 # ------------------------------------------------------------------ 3. memcached and exporter images
-# pin_related VAR KEY HINT: resolve the image of RELATED_IMAGE_<VAR> in config/manager/manager.yaml
+# pin_related NAME KEY HINT: resolve the image of RELATED_IMAGE_<NAME> in config/manager/manager.yaml
 # to a digest and write it back: on a connected machine the public image it names resolved with
 # skopeo; in the local tier the local stand-in recorded as KEY in images.env (built by HINT).
 pin_related() {
-  local var=RELATED_IMAGE_$1 key=$2 hint=$3 public repo pinned
-  public=$(sed -n "/- name: $var\$/{n;s/^ *value: //p}" config/manager/manager.yaml)
-  [ -n "$public" ] || die "no $var in config/manager/manager.yaml"
+  local name=$1 key=$2 hint=$3 public repo pinned
+  public=$(related_image config/manager/manager.yaml "$name")
+  [ -n "$public" ] || die "no RELATED_IMAGE_$name in config/manager/manager.yaml"
   if [ $connected = 1 ]; then
     repo=${public%%@*}
     [[ ${repo##*/} == *:* ]] && repo=${repo%:*} # drop the tag (a ':' after the last '/')
@@ -116,12 +118,11 @@ pin_related() {
     pinned=$(sed -n "s/^$key=//p" "$REGISTRY_DIR/images.env" 2>/dev/null || true)
     [[ $pinned == *@sha256:* ]] || die "no $key by digest in $REGISTRY_DIR/images.env: run $hint"
   fi
-  sed -i "/- name: $var\$/{n;s#^\( *value: \).*#\1$pinned#}" config/manager/manager.yaml
-  grep -q "value: $pinned\$" config/manager/manager.yaml || die "could not set $var in config/manager/manager.yaml"
-  step "$var=$pinned"
+  pin_related_image config/manager/manager.yaml "$name" "$pinned" || die "cannot pin RELATED_IMAGE_$name (above)"
+  step "RELATED_IMAGE_$name=$pinned"
 }
 if [ $connected = 1 ] && [ -n "${MEMCACHED_IMAGE:-}" ]; then
-  sed -i "/- name: RELATED_IMAGE_MEMCACHED\$/{n;s#^\( *value: \).*#\1$MEMCACHED_IMAGE#}" config/manager/manager.yaml
+  pin_related_image config/manager/manager.yaml MEMCACHED "$MEMCACHED_IMAGE" || die "cannot set RELATED_IMAGE_MEMCACHED (above)"
 fi
 pin_related MEMCACHED MEMCACHED_IMAGE "hack/images/local-images.sh memcached"
 pin_related MEMCACHED_EXPORTER MEMCACHED_EXPORTER_IMAGE "make real-images"
