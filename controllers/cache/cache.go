@@ -49,7 +49,8 @@ import (
 //   - Pod (three or more per instance, the bulk of the cached objects; in the pod cache, as a
 //     podview.Pod): only TrimPod's fields, those status.ComputeStatus and PodToMemcached read: name,
 //     three labels, phase, Ready, pod IP, and the statuses of failing containers only (status.Failing;
-//     a pod whose containers run holds none).
+//     a pod whose containers run holds none, unless one runs again after an error exit and is not
+//     ready yet).
 //   - Deployment, StatefulSet, Service, PodDisruptionBudget, NetworkPolicy: of the metadata what the ownership
 //     check and drift detection read (trimOwned: identity, owner references, our own labels), and
 //     of the spec what their NeedsUpdate compares and their Update writes (trimDeployment,

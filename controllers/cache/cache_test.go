@@ -126,6 +126,16 @@ func TestTrimPodKeepsWhatStatusNeeds(t *testing.T) {
 				p.Status.ContainerStatuses[0].LastTerminationState = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 71, Reason: "Error", Message: "failed to set rlimit for open files", StartedAt: now, FinishedAt: now}}
 			}),
 		},
+		// A step of a crash loop (or an old crash and a missed readiness probe): kept, since it holds
+		// a ContainerFailing already reported.
+		"running again after a crash": {
+			fullPod("c-1", "10.244.0.1", true),
+			fullPod("c-2", "10.244.0.2", false, func(p *corev1.Pod) {
+				p.Status.ContainerStatuses[0].RestartCount = 5
+				p.Status.ContainerStatuses[0].State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}}
+				p.Status.ContainerStatuses[0].LastTerminationState = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 71, Reason: "Error", StartedAt: now, FinishedAt: now}}
+			}),
+		},
 	}
 	for name, served := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -156,7 +166,7 @@ func TestTrimPodKeepsWhatStatusNeeds(t *testing.T) {
 				}
 				trimmed = append(trimmed, *p)
 			}
-			if name == "one crash-looping" && len(trimmed[1].Status.ContainerStatuses) != 1 {
+			if (name == "one crash-looping" || name == "running again after a crash") && len(trimmed[1].Status.ContainerStatuses) != 1 {
 				t.Errorf("trimPod dropped the failing container's status: %+v", trimmed[1].Status)
 			}
 			want := status.ComputeStatus(mc, status.Observed{Deployment: dep, Pods: decoded, ServiceOwned: true}, now)

@@ -23,6 +23,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
@@ -112,31 +113,48 @@ func Failing(c *podview.ContainerStatus) bool {
 	if t := c.State.Terminated; t != nil {
 		return t.ExitCode != 0
 	}
-	return c.State.Waiting == nil && exitedWithError(c.LastTerminationState.Terminated)
+	return restarted(c)
+}
+
+// restarted reports whether c runs again, not ready yet, after an exit with an error: a step of a
+// crash loop, or a container that failed once long ago and is not ready now (a readiness probe
+// missed under load; the pod view keeps no times to tell the two apart). containerFailure counts it
+// only while the instance already reports ContainerFailing: it holds Degraded through a crash loop
+// and never starts it.
+func restarted(c *podview.ContainerStatus) bool {
+	return !c.Ready && c.State.Waiting == nil && c.State.Terminated == nil && exitedWithError(c.LastTerminationState.Terminated)
 }
 
 // exitedWithError reports whether t is a termination with a non-zero exit code.
 func exitedWithError(t *podview.ContainerStateTerminated) bool { return t != nil && t.ExitCode != 0 }
 
+// reportsContainerFailing reports whether mc's stored status says Degraded/ContainerFailing.
+func reportsContainerFailing(mc *cachev1alpha1.Memcached) bool {
+	d := meta.FindStatusCondition(mc.Status.Conditions, cachev1alpha1.ConditionDegraded)
+	return d != nil && d.Status == metav1.ConditionTrue && d.Reason == cachev1alpha1.ReasonContainerFailing
+}
+
 // containerFailure returns why a container of mc's pods cannot run, or "" when none fails: the
 // first failing container (Failing) of the first pod by name that is not being deleted, as
 //
-//	pod <pod>: container <container> <waiting reason>[: <message>]; last exit code <n> (<reason>)[: <termination message>][; <hint>][ (<k> more pods failing)]
+//	pod <pod>: container <container> <waiting reason, CrashLoopBackOff for every step of a crash loop>[: <message>]; last exit code <n> (<reason>)[: <termination message>][; <hint>][ (<k> more pods failing)]
 //
 // The message is the same for every retry of the same failure (no restart count, no back-off
-// delay), so a crash loop writes the status once.
+// delay), so a crash loop writes the status once. A restarted container counts only while mc
+// already reports ContainerFailing (restarted).
 func containerFailure(mc *cachev1alpha1.Memcached, pods []podview.Pod) string {
 	// One pass, no allocation: it runs in every reconcile, and almost always finds nothing.
 	var first *podview.Pod
 	var firstStatus *podview.ContainerStatus
 	failingPods := 0
+	holding := reportsContainerFailing(mc)
 	for i := range pods {
 		p := &pods[i]
 		if p.DeletionTimestamp != nil {
 			continue
 		}
 		for j := range p.Status.ContainerStatuses {
-			if c := &p.Status.ContainerStatuses[j]; Failing(c) {
+			if c := &p.Status.ContainerStatuses[j]; Failing(c) && (holding || !restarted(c)) {
 				failingPods++
 				if first == nil || p.Name < first.Name {
 					first, firstStatus = p, c

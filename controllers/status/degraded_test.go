@@ -79,9 +79,11 @@ func TestContainerFailure(t *testing.T) {
 		"config error":       {pods: []podview.Pod{podWith("c-1", waiting(resources.ContainerName, "CreateContainerConfigError", `secret "users" not found`))}, want: `pod c-1: container memcached CreateContainerConfigError: secret "users" not found`},
 		"terminated now":     {pods: []podview.Pod{podWith("c-1", podview.ContainerStatus{Name: resources.ContainerName, State: podview.ContainerState{Terminated: &podview.ContainerStateTerminated{ExitCode: 2, Reason: "Error"}}})}, want: "pod c-1: container memcached CrashLoopBackOff; last exit code 2 (Error)"},
 		"terminated, exit 0": {pods: []podview.Pod{podWith("c-1", podview.ContainerStatus{Name: resources.ContainerName, State: podview.ContainerState{Terminated: &podview.ContainerStateTerminated{ExitCode: 0, Reason: "Completed"}}})}},
+		// Running again, not ready, after an error exit: a step of a crash loop, or an old crash and a
+		// missed readiness probe. On its own it does not make the instance Degraded (below: it
+		// holds a ContainerFailing already reported).
 		"running again after a crash, not ready yet": {pods: []podview.Pod{podWith("c-1", podview.ContainerStatus{Name: resources.ContainerName, RestartCount: 3,
-			LastTerminationState: podview.ContainerState{Terminated: &podview.ContainerStateTerminated{ExitCode: 71, Reason: "Error"}}})},
-			want: "pod c-1: container memcached CrashLoopBackOff; last exit code 71 (Error); memcached could not raise its open-file limit to spec.memcached.maxConnections (1024) or could not listen: lower maxConnections below the node's limit"},
+			LastTerminationState: podview.ContainerState{Terminated: &podview.ContainerStateTerminated{ExitCode: 137, Reason: "OOMKilled"}}})}},
 		"first by name": {pods: []podview.Pod{crashing("c-3", 64, ""), deleted, crashing("c-2", 64, ""), podWith("c-1")}, want: "pod c-2: container memcached CrashLoopBackOff; last exit code 64 (Error); memcached refused its command line: check spec.memcached.extraArgs (1 more pods failing)"},
 	}
 	for name, tc := range tests {
@@ -104,9 +106,14 @@ func TestContainerFailure(t *testing.T) {
 	exited.Status.ContainerStatuses[0].LastTerminationState = podview.ContainerState{}
 	restarted := crashing("c-1", 64, "")
 	restarted.Status.ContainerStatuses[0].State = podview.ContainerState{} // running: neither waiting nor terminated
+	reporting := fixture.Defaulted("c", func(mc *cachev1alpha1.Memcached) {
+		mc.Status.Conditions = []metav1.Condition{{Type: cachev1alpha1.ConditionDegraded, Status: metav1.ConditionTrue, Reason: cachev1alpha1.ReasonContainerFailing,
+			Message: containerFailure(fixture.Defaulted("c"), []podview.Pod{crashing("c-1", 64, "")})}}
+	})
 	for name, p := range map[string]podview.Pod{"exited": exited, "restarted": restarted} {
-		fixture.Expect(t, "a crash loop, "+name, containerFailure(fixture.Defaulted("c"), []podview.Pod{p}), containerFailure(fixture.Defaulted("c"), []podview.Pod{crashing("c-1", 64, "")}))
+		fixture.Expect(t, "a crash loop, "+name, containerFailure(reporting, []podview.Pod{p}), containerFailure(fixture.Defaulted("c"), []podview.Pod{crashing("c-1", 64, "")}))
 	}
+	fixture.Expect(t, "restarted, not reported yet", containerFailure(fixture.Defaulted("c"), []podview.Pod{restarted}), "")
 	// An image pull the kubelet retries: it says ErrImagePull at each attempt and ImagePullBackOff
 	// between them, with a message of its own each time; one failure, one message.
 	fixture.Expect(t, "a pull between attempts",

@@ -114,6 +114,7 @@ pin_related() {
     repo=${public%%@*}
     [[ ${repo##*/} == *:* ]] && repo=${repo%:*} # drop the tag (a ':' after the last '/')
     pinned="$repo@$(digest_of "$public")"
+    [[ $pinned == *@sha256:* ]] || die "could not resolve $public to a digest"
   else
     pinned=$(sed -n "s/^$key=//p" "$REGISTRY_DIR/images.env" 2>/dev/null || true)
     [[ $pinned == *@sha256:* ]] || die "no $key by digest in $REGISTRY_DIR/images.env: run $hint"

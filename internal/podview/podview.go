@@ -22,7 +22,7 @@ limitations under the License.
 // default, 1,500 at 500 instances), and a corev1.Pod struct takes 1,240 bytes before any of its
 // fields is set, most of them the PodSpec the operator never reads; a Pod of this package takes
 // 344 (24 of them the slice of failing containers' statuses, empty for a pod whose containers
-// run). It decodes from the API server's protobuf (Pod.Unmarshal, which skips the spec and the
+// run, unless one runs again after an error exit and is not ready yet). It decodes from the API server's protobuf (Pod.Unmarshal, which skips the spec and the
 // metadata's managed fields without decoding them) and from JSON (its field names are those of
 // core/v1; the fields it lacks are skipped).
 // +kubebuilder:object:generate=true
