@@ -179,9 +179,11 @@ func describeFailure(mc *cachev1alpha1.Memcached, c *podview.ContainerStatus) st
 	var b strings.Builder
 	b.WriteString("container " + c.Name)
 	term := c.State.Terminated
-	if w := c.State.Waiting; w == nil || w.Reason == "CrashLoopBackOff" {
-		// A crash loop: exited now, backing off, or running again and not ready yet. The same words
-		// in every step, so that one loop is one status write (the kubelet shows each step).
+	if w := c.State.Waiting; w == nil || w.Reason == "CrashLoopBackOff" || (w.Reason == "RunContainerError" && c.LastTerminationState.Terminated != nil) {
+		// A crash loop: exited now, backing off, or running again and not ready yet; for a container
+		// that cannot start, the kubelet alternates RunContainerError (an attempt failed) and
+		// CrashLoopBackOff once the first attempt's termination is recorded. The same words in every
+		// step, so that one loop is one status write (the first failed start is a second one).
 		b.WriteString(" CrashLoopBackOff")
 		if term == nil {
 			term = c.LastTerminationState.Terminated
@@ -220,6 +222,8 @@ func describeFailure(mc *cachev1alpha1.Memcached, c *podview.ContainerStatus) st
 //   - memcached's exit code 71 (EX_OSERR): it could not raise its open-file limit to -c, i.e.
 //     spec.memcached.maxConnections (memcached.c: "failed to set rlimit for open files"), or
 //     could not listen;
+//   - a container the runtime could not start (StartError, e.g. no memcached executable in the
+//     image): spec.image;
 //   - memcached's exit code 64 (EX_USAGE) or 1 (an illegal argument): a flag it refuses, i.e.
 //     spec.memcached.extraArgs (the other flags are built from validated fields).
 func failureHint(mc *cachev1alpha1.Memcached, c *podview.ContainerStatus, term *podview.ContainerStateTerminated) string {
@@ -245,6 +249,12 @@ func failureHint(mc *cachev1alpha1.Memcached, c *podview.ContainerStatus, term *
 		return fmt.Sprintf("spec.resources.limits.memory is too small for spec.memcached.maxMemoryMB (%d MiB) and memcached's overhead", mc.Spec.Memcached.MaxMemoryMB)
 	case term.ExitCode == 71:
 		return fmt.Sprintf("memcached could not raise its open-file limit to spec.memcached.maxConnections (%d) or could not listen: lower maxConnections below the node's limit", mc.Spec.Memcached.MaxConnections)
+	case term.Reason == "StartError":
+		img := mc.Spec.Image
+		if img == "" {
+			img = "the operator's default"
+		}
+		return fmt.Sprintf("the container could not be started: check that spec.image (%s) runs memcached", img)
 	case term.ExitCode == 64 || term.ExitCode == 1:
 		return "memcached refused its command line: check spec.memcached.extraArgs"
 	}

@@ -114,6 +114,18 @@ func TestContainerFailure(t *testing.T) {
 		fixture.Expect(t, "a crash loop, "+name, containerFailure(reporting, []podview.Pod{p}), containerFailure(fixture.Defaulted("c"), []podview.Pod{crashing("c-1", 64, "")}))
 	}
 	fixture.Expect(t, "restarted, not reported yet", containerFailure(fixture.Defaulted("c"), []podview.Pod{restarted}), "")
+	// A container that cannot start: after the first failed start, RunContainerError (an attempt) and
+	// CrashLoopBackOff (waiting for the next) say the same.
+	startError := &podview.ContainerStateTerminated{ExitCode: 128, Reason: "StartError", Message: `exec: "memcached": executable file not found in $PATH`}
+	attempt := podWith("c-1", podview.ContainerStatus{Name: resources.ContainerName, RestartCount: 2,
+		State:                podview.ContainerState{Waiting: &podview.ContainerStateWaiting{Reason: "RunContainerError", Message: "failed to start: " + startError.Message}},
+		LastTerminationState: podview.ContainerState{Terminated: startError}})
+	backOff := podWith("c-1", podview.ContainerStatus{Name: resources.ContainerName, RestartCount: 2,
+		State:                podview.ContainerState{Waiting: &podview.ContainerStateWaiting{Reason: "CrashLoopBackOff", Message: "back-off 20s"}},
+		LastTerminationState: podview.ContainerState{Terminated: startError}})
+	fixture.Expect(t, "a failed start, then backing off", containerFailure(mine, []podview.Pod{attempt}), containerFailure(mine, []podview.Pod{backOff}))
+	fixture.Expect(t, "a failed start", containerFailure(mine, []podview.Pod{backOff}),
+		`pod c-1: container memcached CrashLoopBackOff; last exit code 128 (StartError): exec: "memcached": executable file not found in $PATH; the container could not be started: check that spec.image (registry.example.com/mine:1) runs memcached`)
 	// An image pull the kubelet retries: it says ErrImagePull at each attempt and ImagePullBackOff
 	// between them, with a message of its own each time; one failure, one message.
 	fixture.Expect(t, "a pull between attempts",

@@ -41,8 +41,8 @@ import (
 // ran before keep serving their keys (the rollout surges one pod, none unavailable); undoing the
 // change clears Degraded. The failures are real: memcached exits 71 when -c is above the
 // container's open-file limit (memcached.c: "failed to set rlimit for open files"; the node's
-// containers inherit containerd's hard limit, far below 1048576), and the kubelet cannot pull an
-// image the registry does not have.
+// containers inherit containerd's hard limit, far below 1048576), the runtime cannot start an image
+// without memcached (StartError), and the kubelet cannot pull an image the registry does not have.
 func TestContainerFailuresAreNamed(t *testing.T) {
 	g := NewWithT(t)
 	ctx := utils.TestContext(t)
@@ -72,6 +72,13 @@ func TestContainerFailuresAreNamed(t *testing.T) {
 			// memcached's own line ("failed to set rlimit for open files") goes to its log: the
 			// container's termination message is the file's, which memcached does not write.
 			want: []string{"container memcached CrashLoopBackOff", "last exit code 71", "spec.memcached.maxConnections (1048576)"},
+		},
+		{
+			// The client image has no memcached executable: the runtime cannot start the container.
+			name: "an image without memcached",
+			edit: func(m *cachev1alpha1.Memcached) { m.Spec.Image = suite.clientImage },
+			undo: func(m *cachev1alpha1.Memcached) { m.Spec.Image = "" },
+			want: []string{"container memcached CrashLoopBackOff", "StartError", "check that spec.image (" + suite.clientImage + ") runs memcached"},
 		},
 		{
 			name: "an image the registry does not have",
