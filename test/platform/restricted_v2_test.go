@@ -27,6 +27,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -85,6 +86,18 @@ func TestRestrictedV2StandIn(t *testing.T) {
 	// A policy acts a moment after it is created: wait until a pinned UID is refused.
 	g.Eventually(func() error { return c.Create(ctx, pod(scc, withPodIDs(11211, 0, 0)), client.DryRunAll) }, 30*time.Second, 100*time.Millisecond).
 		Should(MatchError(ContainSubstring("is not in the namespace range")), "the validating policy is not in effect")
+	// Each policy is loaded on its own: wait for the mutating one as well, until a pod without IDs
+	// is admitted with the first UID (a run where only the validating one was in effect refused it).
+	g.Eventually(func() error {
+		p := pod(scc)
+		if err := c.Create(ctx, p, client.DryRunAll); err != nil {
+			return err
+		}
+		if sc := p.Spec.Containers[0].SecurityContext; sc == nil || ptr.Deref(sc.RunAsUser, 0) != firstUID {
+			return fmt.Errorf("container %s admitted without the first UID: %+v", p.Spec.Containers[0].Name, sc)
+		}
+		return nil
+	}, 30*time.Second, 100*time.Millisecond).Should(Succeed(), "the mutating policy is not in effect")
 
 	mc := &cachev1alpha1.Memcached{ObjectMeta: metav1.ObjectMeta{Name: "mc", Namespace: scc}, Spec: cachev1alpha1.MemcachedSpec{
 		Size: 1, Memcached: cachev1alpha1.MemcachedConfig{MaxMemoryMB: 64},
