@@ -230,11 +230,7 @@ func failureHint(mc *cachev1alpha1.Memcached, c *podview.ContainerStatus, term *
 	if w := c.State.Waiting; w != nil && slices.Contains(pullReasons, w.Reason) {
 		switch c.Name {
 		case resources.ContainerName:
-			img := mc.Spec.Image
-			if img == "" {
-				img = "the operator's default"
-			}
-			return fmt.Sprintf("check spec.image (%s)", img)
+			return fmt.Sprintf("check spec.image (%s)", specImage(mc))
 		case resources.ExporterContainerName:
 			return "check spec.monitoring.image"
 		case resources.CertReloaderContainerName:
@@ -250,13 +246,17 @@ func failureHint(mc *cachev1alpha1.Memcached, c *podview.ContainerStatus, term *
 	case term.ExitCode == 71:
 		return fmt.Sprintf("memcached could not raise its open-file limit to spec.memcached.maxConnections (%d) or could not listen: lower maxConnections below the node's limit", mc.Spec.Memcached.MaxConnections)
 	case term.Reason == "StartError":
-		img := mc.Spec.Image
-		if img == "" {
-			img = "the operator's default"
-		}
-		return fmt.Sprintf("the container could not be started: check that spec.image (%s) runs memcached", img)
+		return fmt.Sprintf("the container could not be started: check that spec.image (%s) runs memcached", specImage(mc))
 	case term.ExitCode == 64 || term.ExitCode == 1:
 		return "memcached refused its command line: check spec.memcached.extraArgs"
 	}
 	return ""
+}
+
+// specImage is mc's spec.image as a failure hint names it: the image, or the operator's default.
+func specImage(mc *cachev1alpha1.Memcached) string {
+	if mc.Spec.Image == "" {
+		return "the operator's default"
+	}
+	return mc.Spec.Image
 }

@@ -119,8 +119,7 @@ func TestMirroredCatalog(t *testing.T) {
 	// every bundle the catalog pins) and holds the upgrade.
 	g.Eventually(func() ([]string, error) { return plansAwaitingApproval(ns) }, 2*time.Minute, poll).
 		ShouldNot(BeEmpty(), "no InstallPlan awaiting approval in %s", ns)
-	waitOperatorReady(t, ns, env["MIRROR_OPERATOR_IMAGE"])
-	operatorPod := podOf(t, ns, client.MatchingLabels{"control-plane": "controller-manager"})
+	operatorPod := waitOperatorReady(t, ns, env["MIRROR_OPERATOR_IMAGE"])
 	g.Expect(utils.RanAs(operatorPod, env["MIRROR_OPERATOR_IMAGE"], env["MIRROR_OPERATOR_DIGEST"])).To(Succeed())
 	suite.phases.Record(t, csvName+" installed from the mirrored catalog, operator on "+env["MIRROR_OPERATOR_IMAGE"], start)
 
@@ -149,6 +148,8 @@ type bundleRefs struct {
 }
 
 // committedBundle reads bundle name from the committed catalog (catalog/memcached-operator/bundles).
+// The few fields it reads are decoded here: operator-registry's declcfg, which hack/catalog uses, is
+// not a dependency of this module, and would become one for a test.
 func committedBundle(t *testing.T, name string) bundleRefs {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "..", "catalog", packageName, "bundles", name+".yaml"))

@@ -240,9 +240,10 @@ func waitCSVSucceeded(t *testing.T, ns, name string) {
 }
 
 // waitOperatorReady waits until the operator Deployment has exactly one pod, Running and Ready,
-// running image (by digest, as the CSV names it), and no other pod of the operator is left.
-func waitOperatorReady(t *testing.T, ns, image string) {
+// running image (as the CSV names it), and no other pod of the operator is left; it returns that pod.
+func waitOperatorReady(t *testing.T, ns, image string) *corev1.Pod {
 	t.Helper()
+	var pod *corev1.Pod
 	NewWithT(t).Eventually(func() error {
 		pods := &corev1.PodList{}
 		if err := suite.k8s.List(context.Background(), pods, client.InNamespace(ns), client.MatchingLabels{"control-plane": "controller-manager"}); err != nil {
@@ -258,9 +259,11 @@ func waitOperatorReady(t *testing.T, ns, image string) {
 		if !utils.PodRunningReady(&p) || p.DeletionTimestamp != nil {
 			return fmt.Errorf("operator pod %s not Ready (phase %s)", p.Name, p.Status.Phase)
 		}
+		pod = &p
 		return nil
 	}, 3*time.Minute, poll).Should(Succeed())
 	t.Logf("operator pod Ready in %s, image %s", ns, image)
+	return pod
 }
 
 // operatorHasReconciled returns nil once the running operator's Deployment has observed its current
