@@ -33,7 +33,7 @@ import (
 // The Secrets that spec.tls and spec.auth name, read uncached when a reconcile needs them; their
 // data is checked and hashed by resources.SecretDataHash (secret_data.go).
 
-// secretsHash reads the Secrets mc's pods use and returns the SHA-256s (hex) of the data of the keys
+// secretsHash reads the Secrets mc's pods use and returns the keyed hashes of the data of the keys
 // they use (resources.SecretHashes), empty when they use none. It returns a *resources.SecretError when a Secret is missing or
 // a key is absent or unusable (resources.SecretDataHash), and an error wrapping the API failure
 // otherwise.

@@ -30,10 +30,10 @@ import (
 // What spec.tls and spec.auth put into the pods. The Secrets' data is never copied into an
 // object: the pods mount the keys they use (projected volumes, read-only, mode 0440, group 11211
 // through the pod's fsGroup), memcached's flags name the files, and the pod template carries only
-// a SHA-256 of that data (SecretHashAnnotation), so a rotation changes the template and rolls the
+// a keyed hash of that data (SecretHashAnnotation, hashSecretData), so a rotation changes the template and rolls the
 // pods once, and an unchanged Secret changes nothing.
 const (
-	// SecretHashAnnotation on the pod template is the SHA-256 (hex) of the Secret data the pods use
+	// SecretHashAnnotation on the pod template is the keyed hash (hashSecretData) of the Secret data the pods use
 	// (secretFiles): it changes exactly when that data changes, which makes the Deployment roll.
 	SecretHashAnnotation = "cache.example.com/secret-hash"
 

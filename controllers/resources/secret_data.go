@@ -18,6 +18,7 @@ package resources
 
 import (
 	"bytes"
+	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
@@ -57,7 +58,8 @@ type SecretError struct {
 // Error implements error.
 func (e *SecretError) Error() string { return e.Message }
 
-// SecretHashes are the SHA-256s (hex) of the Secret data mc's pods use: All of it, and NotTLS, the
+// SecretHashes are the keyed hashes (hashSecretData) of the Secret data mc's pods use: All of it,
+// and NotTLS, the
 // data of the files other than the TLS certificate, key and CA (the auth file), which a running
 // memcached cannot reload in place; "" where there is none.
 type SecretHashes struct {
@@ -110,14 +112,21 @@ func UsedFor(mc *cachev1alpha1.Memcached, name string) string {
 	return "referenced by " + strings.Join(fields, ", ")
 }
 
-// hashSecretData returns the hex SHA-256 of the data of files read from secrets: for each file in
-// order, its path in the container and its data, each length-prefixed, so no two different
+// hashSecretData returns the hex HMAC-SHA-256 of the data of files read from secrets: for each file
+// in order, its path in the container and its data, each length-prefixed, so no two different
 // inputs hash alike. Keys the pods do not use do not count. No files hash to "".
+//
+// The hash lands in the pod template, which anyone who may view Deployments, StatefulSets or pods
+// reads; an unkeyed hash of an auth file (a few short user:password lines) can be brute-forced
+// offline. So it is keyed, with the UIDs of the Secrets the files come from (secretKey): a UID is
+// random (a version 4 UUID, 122 random bits) and is shown only to those who may read the Secret
+// itself, i.e. its data. The hash then still changes exactly when the data changes, and also when
+// a Secret is deleted and created again (a new UID), which rolls the pods once.
 func hashSecretData(files []secretFile, secrets map[string]*corev1.Secret) string {
 	if len(files) == 0 {
 		return ""
 	}
-	h := sha256.New()
+	h := hmac.New(sha256.New, secretKey(files, secrets))
 	field := func(b []byte) {
 		_ = binary.Write(h, binary.BigEndian, uint64(len(b)))
 		h.Write(b)
@@ -127,6 +136,23 @@ func hashSecretData(files []secretFile, secrets map[string]*corev1.Secret) strin
 		field(secrets[f.secret].Data[f.key])
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// secretKey is hashSecretData's key: the UID of each Secret files read, in the order they are first
+// read, each length-prefixed.
+func secretKey(files []secretFile, secrets map[string]*corev1.Secret) []byte {
+	var key bytes.Buffer
+	seen := map[string]bool{}
+	for _, f := range files {
+		if seen[f.secret] {
+			continue
+		}
+		seen[f.secret] = true
+		uid := []byte(secrets[f.secret].UID)
+		_ = binary.Write(&key, binary.BigEndian, uint64(len(uid)))
+		key.Write(uid)
+	}
+	return key.Bytes()
 }
 
 // checkSecretData returns a *SecretError (InvalidSecret) for the first key mc's pods use that is

@@ -17,6 +17,9 @@ limitations under the License.
 package resources
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"strings"
 	"testing"
@@ -25,6 +28,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
@@ -139,7 +143,7 @@ func TestSecretVolumes(t *testing.T) {
 
 // secretOf returns a Secret named name with data.
 func secretOf(name string, data map[string][]byte) *corev1.Secret {
-	return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns"}, Data: data}
+	return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID("uid-of-" + name)}, Data: data}
 }
 
 func TestCheckSecretData(t *testing.T) {
@@ -266,6 +270,11 @@ func TestHashSecretData(t *testing.T) {
 		"bytes moved between files": {mutate: func(s map[string]*corev1.Secret) {
 			s["c"].Data["tls.crt"], s["c"].Data["tls.key"] = []byte("crtk"), []byte("ey")
 		}, changes: true},
+		// The UIDs key the hash: a Secret created again with the same data is another key.
+		"auth Secret recreated": {mutate: func(s map[string]*corev1.Secret) { s["u"].UID = "another" }, changes: true},
+		"UIDs swapped": {mutate: func(s map[string]*corev1.Secret) {
+			s["c"].UID, s["u"].UID = s["u"].UID, s["c"].UID
+		}, changes: true},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -280,6 +289,33 @@ func TestHashSecretData(t *testing.T) {
 
 // The hash annotation and the Secret volumes are owned fields: drift of either is corrected,
 // others' template annotations are kept, and an unchanged template needs no update.
+// The pod template's hash cannot be checked against a guessed password by someone who reads the
+// template but not the Secret: the same data under unknown UIDs gives another hash, and the plain
+// SHA-256 of the data with the same framing is not the hash.
+func TestHashSecretDataIsKeyed(t *testing.T) {
+	mc := fixture.Defaulted("a", fixture.WithAuth("u", "authfile"))
+	files := secretFiles(mc)
+	secrets := func(uid types.UID) map[string]*corev1.Secret {
+		s := secretOf("u", map[string][]byte{"authfile": []byte("user:guessable\n")})
+		s.UID = uid
+		return map[string]*corev1.Secret{"u": s}
+	}
+	got := hashSecretData(files, secrets("7b6f2f0e-2d4a-4d4e-9a43-1c1f3b0f9e21"))
+	if other := hashSecretData(files, secrets("0a1b2c3d-0000-4000-8000-000000000000")); got == other {
+		t.Fatalf("the same data under two UIDs hashes alike (%s): the hash is not keyed", got)
+	}
+	unkeyed := sha256.New()
+	for _, f := range files {
+		for _, b := range [][]byte{[]byte(f.path()), secrets("")["u"].Data[f.key]} {
+			_ = binary.Write(unkeyed, binary.BigEndian, uint64(len(b)))
+			unkeyed.Write(b)
+		}
+	}
+	if got == hex.EncodeToString(unkeyed.Sum(nil)) {
+		t.Fatalf("the hash is the unkeyed SHA-256 of the data: a guess can be checked offline")
+	}
+}
+
 func TestSecretDrift(t *testing.T) {
 	desired := func() *appsv1.Deployment {
 		d := DesiredDeployment(fixture.Defaulted("a", fixture.WithTLS("c"), fixture.WithAuth("u", "")), Options{DefaultImage: testImage})
