@@ -188,8 +188,11 @@ func (r *MemcachedReconciler) reconcile(ctx context.Context, req ctrl.Request) (
 			obs.Err = err
 		}
 	}
-	if obs.Invalid == nil && obs.Err == nil {
+	switch {
+	case obs.Invalid == nil && obs.Err == nil:
 		r.applyDesiredState(ctx, mc, hash, &obs)
+	case obs.Invalid != nil:
+		r.failClosed(ctx, mc, &obs)
 	}
 	if obs.Terminating {
 		// The namespace is being deleted and the Memcached with it: nothing to converge.

@@ -226,10 +226,13 @@ func TestMissingSecretIsDegraded(t *testing.T) {
 	degraded(cachev1alpha1.ReasonSecretNotFound, "Secret late-tls not found")
 	g.Expect(deploymentOf(g, name).ResourceVersion).To(Equal(before.ResourceVersion))
 
-	// Fixed: converges, and the hash is the one of the data it had (no rollout for a restore).
+	// Fixed: converges. The Secret created again has a new UID, which keys the hash
+	// (hashSecretData): the pods roll once, to the same data.
 	putSecret(g, "late-tls", corev1.SecretTypeTLS, map[string][]byte{"tls.crt": cert, "tls.key": pkey})
 	g.Eventually(func(g Gomega) {
 		g.Expect(conditionOf(getMemcached(g, secretsNS, name), cachev1alpha1.ConditionDegraded).Status).To(Equal(metav1.ConditionFalse))
 	}, timeout, interval).Should(Succeed())
-	g.Expect(deploymentOf(g, name).ResourceVersion).To(Equal(before.ResourceVersion), "the same data makes the same hash")
+	after := deploymentOf(g, name)
+	g.Expect(after.Generation).To(Equal(before.Generation+1), "one rollout for the Secret created again")
+	g.Expect(after.Spec.Template.Annotations[resources.SecretHashAnnotation]).NotTo(Equal(before.Spec.Template.Annotations[resources.SecretHashAnnotation]))
 }

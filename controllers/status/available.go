@@ -34,13 +34,15 @@ import (
 //     WaitingForGarbageCollection (a deleted namesake's objects are still there), else
 //     DeploymentNotFound.
 //
-// An invalid spec with a Deployment in place keeps describing that Deployment: it still serves.
+// An invalid spec with a Deployment in place keeps describing that Deployment: it still serves,
+// unless the servers were stopped because they lacked a protection the spec asks for
+// (Observed.Stopped), which the message says.
 func availableCondition(obs Observed, ro rollout) conditionState {
 	switch {
 	case !ro.exists && len(obs.Conflicts) > 0:
 		return conditionState{metav1.ConditionFalse, cachev1alpha1.ReasonResourceConflict, conflictMessage(obs)}
-	case !ro.exists && obs.Invalid != nil:
-		return conditionState{metav1.ConditionFalse, invalidReason(obs.Invalid), obs.Invalid.Error()}
+	case (!ro.exists || len(obs.Stopped) > 0) && obs.Invalid != nil:
+		return conditionState{metav1.ConditionFalse, invalidReason(obs.Invalid), invalidMessage(obs)}
 	case !ro.exists && len(obs.Waiting) > 0:
 		return conditionState{metav1.ConditionFalse, cachev1alpha1.ReasonWaitingForGC, waitingMessage(obs)}
 	case !ro.exists:

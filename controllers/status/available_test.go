@@ -51,8 +51,11 @@ func TestAvailableCondition(t *testing.T) {
 		"invalid spec, no Deployment": {obs: Observed{Invalid: invalid}, want: conditionState{"False", cachev1alpha1.ReasonInvalidSpec, invalid.Error()}},
 		"invalid spec, serving":       {obs: Observed{Deployment: dep3, Invalid: invalid}, ro: ready3, want: conditionState{"True", cachev1alpha1.ReasonAllReplicasReady, "3 of 3 pods ready"}},
 		"Secret missing, new":         {obs: Observed{Invalid: noSecret}, want: conditionState{"False", cachev1alpha1.ReasonSecretNotFound, noSecret.Message}},
-		"waiting for the collector":   {obs: Observed{Waiting: []string{"Deployment c", "Service c"}}, want: conditionState{"False", cachev1alpha1.ReasonWaitingForGC, "Deployment c, Service c still belong to a deleted Memcached of the same name; waiting for the garbage collector"}},
-		"apply error, serving":        {obs: Observed{Deployment: dep3, Err: errors.New("boom")}, ro: ready3, want: conditionState{"True", cachev1alpha1.ReasonAllReplicasReady, "3 of 3 pods ready"}},
+		// Pods still terminating after a stop do not make it available.
+		"Secret missing, stopped": {obs: Observed{Deployment: dep3, Invalid: noSecret, Stopped: []string{"authentication (spec.auth)"}}, ro: ready3,
+			want: conditionState{"False", cachev1alpha1.ReasonSecretNotFound, noSecret.Message + "; the servers are stopped (0 replicas) because they lacked authentication (spec.auth), which the spec asks for: they start with it once the spec is accepted"}},
+		"waiting for the collector": {obs: Observed{Waiting: []string{"Deployment c", "Service c"}}, want: conditionState{"False", cachev1alpha1.ReasonWaitingForGC, "Deployment c, Service c still belong to a deleted Memcached of the same name; waiting for the garbage collector"}},
+		"apply error, serving":      {obs: Observed{Deployment: dep3, Err: errors.New("boom")}, ro: ready3, want: conditionState{"True", cachev1alpha1.ReasonAllReplicasReady, "3 of 3 pods ready"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

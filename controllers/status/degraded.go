@@ -50,7 +50,7 @@ func degradedCondition(mc *cachev1alpha1.Memcached, obs Observed) conditionState
 	case len(obs.Conflicts) > 0:
 		return conditionState{metav1.ConditionTrue, cachev1alpha1.ReasonResourceConflict, conflictMessage(obs)}
 	case obs.Invalid != nil:
-		return conditionState{metav1.ConditionTrue, invalidReason(obs.Invalid), obs.Invalid.Error()}
+		return conditionState{metav1.ConditionTrue, invalidReason(obs.Invalid), invalidMessage(obs)}
 	case obs.Err != nil:
 		return conditionState{metav1.ConditionTrue, cachev1alpha1.ReasonReconcileError, obs.Err.Error()}
 	}

@@ -40,7 +40,7 @@ func progressingCondition(obs Observed, ro rollout) conditionState {
 	case !ro.exists && len(obs.Conflicts) > 0:
 		return conditionState{metav1.ConditionFalse, cachev1alpha1.ReasonResourceConflict, conflictMessage(obs)}
 	case obs.Invalid != nil:
-		return conditionState{metav1.ConditionFalse, invalidReason(obs.Invalid), obs.Invalid.Error()}
+		return conditionState{metav1.ConditionFalse, invalidReason(obs.Invalid), invalidMessage(obs)}
 	case !ro.exists && len(obs.Waiting) > 0:
 		return conditionState{metav1.ConditionTrue, cachev1alpha1.ReasonWaitingForGC, waitingMessage(obs)}
 	case !ro.exists:

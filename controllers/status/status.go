@@ -52,6 +52,10 @@ type Observed struct {
 	// Invalid is why the spec cannot be applied (the reconciler's validateSpec), or a
 	// *resources.SecretError (a Secret it names is missing or unusable); nothing was written.
 	Invalid error
+	// Stopped names the protections a refused spec (Invalid) asks for that the running servers
+	// lacked (resources.Protection.Missing): the reconciler stopped them (their workload scaled to
+	// zero) rather than let them serve less protected than the spec asks. nil otherwise.
+	Stopped []string
 	// Terminating is set when the namespace is being deleted (creates are refused).
 	Terminating bool
 	// Waiting names objects still owned by a deleted Memcached of the same name ("Deployment web").
@@ -206,6 +210,17 @@ func invalidReason(err error) string {
 		return se.Reason
 	}
 	return cachev1alpha1.ReasonInvalidSpec
+}
+
+// invalidMessage is the message of every condition that reports Observed.Invalid: why the spec
+// was refused and, when the servers were stopped for it (Observed.Stopped), what they lacked and
+// when they start again.
+func invalidMessage(obs Observed) string {
+	if len(obs.Stopped) == 0 {
+		return obs.Invalid.Error()
+	}
+	return obs.Invalid.Error() + "; the servers are stopped (0 replicas) because they lacked " +
+		strings.Join(obs.Stopped, ", ") + ", which the spec asks for: they start with it once the spec is accepted"
 }
 
 // podReady reports whether p's Ready condition is True.
