@@ -25,6 +25,7 @@ import (
 	"testing"
 
 	"github.com/example/memcached-operator/controllers/internal/fixture"
+	"github.com/example/memcached-operator/test/utils"
 )
 
 // TestAuthFileReadByRealMemcached writes each class of auth file content to a file, starts the
@@ -34,10 +35,7 @@ import (
 // does. Rows whose reading changed with memcached's version say so (since); rows the rule refuses
 // although memcached reads them as meant say why (stricter). Skipped without a memcached binary.
 func TestAuthFileReadByRealMemcached(t *testing.T) {
-	bin, err := exec.LookPath("memcached")
-	if err != nil {
-		t.Skip("memcached binary not found: install Debian's memcached package to run this test")
-	}
+	bin := utils.MemcachedBinary(t)
 	out, err := exec.Command(bin, "-V").Output()
 	if err != nil {
 		t.Fatalf("memcached -V: %v", err)

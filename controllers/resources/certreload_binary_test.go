@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -36,6 +35,7 @@ import (
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 	"github.com/example/memcached-operator/controllers/internal/fixture"
 	"github.com/example/memcached-operator/internal/certreload"
+	"github.com/example/memcached-operator/test/utils"
 )
 
 // currItems returns the curr_items of `stats` from memcached's plain-text listener addr,
@@ -103,10 +103,7 @@ func publish(t *testing.T, dir string, files map[string][]byte) {
 // restart, and a key written before the renewal is still there. A certificate whose key does not
 // match is not sent: the server keeps presenting the one it has.
 func TestCertificateRenewalReachesRealMemcached(t *testing.T) {
-	bin, err := exec.LookPath("memcached")
-	if err != nil {
-		t.Skip("memcached binary not found: install Debian's memcached package to run this test")
-	}
+	bin := utils.MemcachedBinary(t)
 	const interval = 100 * time.Millisecond
 	tests := map[string]*cachev1alpha1.Memcached{
 		"tls":                          fixture.Defaulted("a", fixture.WithTLS("c")),

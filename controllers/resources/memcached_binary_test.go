@@ -36,6 +36,7 @@ import (
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 
 	"github.com/example/memcached-operator/controllers/internal/fixture"
+	"github.com/example/memcached-operator/test/utils"
 )
 
 // TestArgsAcceptedByRealMemcached starts Debian's memcached (when installed: `apt-get install
@@ -43,10 +44,7 @@ import (
 // through `stats settings` that memcached applied them. It proves the flags and values we generate
 // are ones memcached accepts, e.g. -I in bytes and its bounds against -m.
 func TestArgsAcceptedByRealMemcached(t *testing.T) {
-	bin, err := exec.LookPath("memcached")
-	if err != nil {
-		t.Skip("memcached binary not found: install Debian's memcached package to run this test")
-	}
+	bin := utils.MemcachedBinary(t)
 	tests := map[string]struct {
 		mc   *cachev1alpha1.Memcached
 		want map[string]string // stats settings key -> value

@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -32,6 +31,7 @@ import (
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 
 	"github.com/example/memcached-operator/controllers/internal/fixture"
+	"github.com/example/memcached-operator/test/utils"
 )
 
 // TestSecretArgsAcceptedByRealMemcached starts Debian's memcached (when installed, as
@@ -41,10 +41,7 @@ import (
 // authentication, a wrong password, and (clientCA Require) a client without a certificate are
 // refused.
 func TestSecretArgsAcceptedByRealMemcached(t *testing.T) {
-	bin, err := exec.LookPath("memcached")
-	if err != nil {
-		t.Skip("memcached binary not found: install Debian's memcached package to run this test")
-	}
+	bin := utils.MemcachedBinary(t)
 	cert, key := fixture.KeyPair(t, "cache.example")
 	clientCert, clientKey := fixture.KeyPair(t, "client")
 	dir, err := os.MkdirTemp("", "memcached-secrets-")
