@@ -96,7 +96,7 @@ func publish(t *testing.T, dir string, files map[string][]byte) {
 	}
 }
 
-// TestCertificateRenewalReachesRealMemcached runs Debian's memcached (when installed) with the
+// TestCertificateRenewalReachesRealMemcached runs Debian's memcached (utils.MemcachedBinary) with the
 // arguments the builder gives a pod with spec.tls and the reloader, and the reloader
 // (internal/certreload) beside it, and renews the files as the kubelet does: the server presents
 // the new certificate (and trusts only the new client CA) within a few reload intervals, without a
@@ -152,13 +152,7 @@ func TestCertificateRenewalReachesRealMemcached(t *testing.T) {
 
 			// The builder's arguments with the mounted directories and the loopback listener's port
 			// replaced (startMemcached binds the listener on every address to 127.0.0.1).
-			loopback := "127.0.0.1:" + strconv.Itoa(freePort(t))
-			var args []string
-			for _, a := range MemcachedArgs(mc, Options{CertReloaderImage: "operator"}) {
-				a = strings.ReplaceAll(a, tlsDir, tlsPath)
-				a = strings.ReplaceAll(a, authDir, authPath)
-				args = append(args, strings.ReplaceAll(a, loopbackAddress, loopback))
-			}
+			args, loopback := podArgs(t, mc, Options{CertReloaderImage: "operator"}, tlsPath, authPath)
 			proc, err := startMemcached(t, bin, args)
 			if err != nil {
 				t.Fatal(err)
