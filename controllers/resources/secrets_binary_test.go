@@ -43,8 +43,8 @@ import (
 // TestProtectionsHoldOnRealMemcached starts Debian's memcached with the arguments the builder
 // gives every combination of TLS (off, on), authentication (off, on), client certificates (none,
 // Request, Require) and monitoring (off, on) that Validate accepts, with and without the
-// certificate reloader (which, like monitoring, adds the loopback listener to a TLS server), the
-// mounted files in a temporary directory as the pods would have them, and proves each protection
+// certificate reloader (which, like monitoring, adds the loopback listener to a TLS server), and
+// without and with every flag spec.memcached.extraArgs may carry, the mounted files in a temporary directory as the pods would have them, and proves each protection
 // with a real client (protectionViolations): with auth a connection without the right credentials
 // can neither get nor set; with TLS plain text on the client port fails; with Require a client
 // without a certificate is refused, with Request it is served, and with either a certificate the
@@ -57,20 +57,25 @@ func TestProtectionsHoldOnRealMemcached(t *testing.T) {
 	bin := utils.MemcachedBinary(t)
 	files := writePodFiles(t)
 	type combination struct {
-		tls, auth, monitoring, reloader bool
-		clientCA                        cachev1alpha1.ClientCertificateVerification // "" none
+		tls, auth, monitoring, reloader, extraArgs bool
+		clientCA                                   cachev1alpha1.ClientCertificateVerification // "" none
 	}
+	// Every flag extraArgs may carry, -B as spec.auth allows it (-L left out: it needs the
+	// host's huge pages).
+	allowed := []string{"-M", "-R", "40", "-B", "ascii", "-f", "1.5", "-n", "64", "-C", "-D", ":", "-b", "2048", "-F", "-X", "-o", "modern,lru_crawler,idle_timeout=600"}
 	var all []combination
 	for _, tlsOn := range []bool{false, true} {
 		for _, auth := range []bool{false, true} {
 			for _, ca := range []cachev1alpha1.ClientCertificateVerification{"", cachev1alpha1.ClientCertificateRequest, cachev1alpha1.ClientCertificateRequire} {
 				for _, monitoring := range []bool{false, true} {
 					for _, reloader := range []bool{false, true} {
-						// Client certificates and the reloader exist only with TLS.
-						if !tlsOn && (ca != "" || reloader) {
-							continue
+						for _, extra := range []bool{false, true} {
+							// Client certificates and the reloader exist only with TLS.
+							if !tlsOn && (ca != "" || reloader) {
+								continue
+							}
+							all = append(all, combination{tls: tlsOn, auth: auth, clientCA: ca, monitoring: monitoring, reloader: reloader, extraArgs: extra})
 						}
-						all = append(all, combination{tls: tlsOn, auth: auth, clientCA: ca, monitoring: monitoring, reloader: reloader})
 					}
 				}
 			}
@@ -82,7 +87,7 @@ func TestProtectionsHoldOnRealMemcached(t *testing.T) {
 		if c.clientCA != "" {
 			ca = string(c.clientCA)
 		}
-		name := fmt.Sprintf("tls %s, auth %s, client certificates %s, monitoring %s, reloader %s", onOff[c.tls], onOff[c.auth], ca, onOff[c.monitoring], onOff[c.reloader])
+		name := fmt.Sprintf("tls %s, auth %s, client certificates %s, monitoring %s, reloader %s, extra args %s", onOff[c.tls], onOff[c.auth], ca, onOff[c.monitoring], onOff[c.reloader], onOff[c.extraArgs])
 		t.Run(name, func(t *testing.T) {
 			mc := fixture.Defaulted("a", func(mc *cachev1alpha1.Memcached) { mc.Spec.Monitoring.Enabled = &c.monitoring })
 			if c.tls {
@@ -93,6 +98,9 @@ func TestProtectionsHoldOnRealMemcached(t *testing.T) {
 			}
 			if c.auth {
 				fixture.WithAuth("u", "")(mc)
+			}
+			if c.extraArgs {
+				mc.Spec.Memcached.ExtraArgs = allowed
 			}
 			opts := Options{}
 			if c.reloader {
