@@ -132,7 +132,8 @@ const (
 //
 // Rules that relate fields across the spec (spec.auth with spec.memcached.extraArgs' -B,
 // spec.monitoring.enabled with spec.service.enabled and without spec.auth, spec.serverIdentity
-// Stable with spec.service.enabled) are checked by the operator, not at admission
+// Stable with spec.service.enabled), and the reading of spec.memcached.extraArgs as memcached
+// reads them (values, extended options), are checked by the operator, not at admission
 // (Validate; the instance turns Degraded/InvalidSpec naming the field, with one Warning event):
 // a CEL rule on spec is a change of an existing field's x-kubernetes-validations, which OLM v1's
 // CRD upgrade-safety preflight refuses ("unhandled"), so adding one would block every OLM v1
@@ -334,7 +335,12 @@ type MemcachedConfig struct {
 	// -F (no flush_all), -X (no cachedump) and -o (extended options). Long options and bundled
 	// flags are refused because memcached accepts abbreviations and bundles of the flags the
 	// fields above and the operator own (memory, connections, threads, item size, verbosity, port,
-	// listen address, user, daemon mode).
+	// listen address, user, daemon mode). The operator also reads them as memcached does and
+	// refuses (Degraded/InvalidSpec) a value without its flag, a flag without its value, a value
+	// starting with '-', -B other than ascii with spec.auth, and any -o extended option but those
+	// that tune memory, the hash table, the LRU, slabs, connections and logging (never TLS,
+	// authentication, listeners, privileges, extstore or the proxy): memcached applies the last
+	// value it reads, and these come after the operator's own flags.
 	// +kubebuilder:validation:MaxItems=32
 	// +kubebuilder:validation:items:MaxLength=256
 	// +kubebuilder:validation:XValidation:rule="self.all(a, !a.startsWith('-') || a.matches('^-[MRBfnLCDbFXo]$'))",message="options must be one of -M, -R, -B, -f, -n, -L, -C, -D, -b, -F, -X, -o, each its own argument (values as separate arguments, e.g. [\"-R\", \"40\"]); long options and bundled flags are not allowed"

@@ -103,10 +103,7 @@ func (s *MemcachedSpec) validate(spec *field.Path) field.ErrorList {
 	errs = append(errs, networkPolicyErrors(spec.Child("networkPolicy"), s.NetworkPolicy)...)
 	errs = append(errs, tlsErrors(spec.Child("tls"), s.TLS)...)
 	errs = append(errs, authErrors(spec.Child("auth"), s.Auth)...)
-	if s.Auth != nil && slices.Contains(s.Memcached.ExtraArgs, "-B") {
-		errs = append(errs, field.Invalid(spec.Child("memcached", "extraArgs"), "-B",
-			"-B is not allowed with spec.auth: memcached's ASCII authentication works only with the ASCII protocol (memcached refuses to start otherwise)"))
-	}
+	errs = append(errs, extraArgsErrors(spec.Child("memcached", "extraArgs"), s.Memcached.ExtraArgs, s.Auth != nil)...)
 	errs = append(errs, monitoringErrors(spec, s)...)
 	errs = append(errs, serverIdentityErrors(spec, s)...)
 	return errs

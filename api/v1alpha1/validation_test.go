@@ -100,10 +100,16 @@ func TestValidate(t *testing.T) {
 			mc.Spec.Auth = &AuthSpec{SecretName: "s"}
 		}},
 		"grace below delay": {mutate: func(mc *Memcached) { mc.Spec.GracefulShutdown.PreStopDelaySeconds = ptr.To[int32](30) }, fields: []string{"spec.gracefulShutdown.terminationGracePeriodSeconds"}},
-		"auth with -B": {mutate: func(mc *Memcached) {
+		"auth with -B binary": {mutate: func(mc *Memcached) {
 			mc.Spec.Auth = &AuthSpec{SecretName: "s"}
-			mc.Spec.Memcached.ExtraArgs = []string{"-B"}
-		}, fields: []string{"spec.memcached.extraArgs"}},
+			mc.Spec.Memcached.ExtraArgs = []string{"-M", "-B", "binary"}
+		}, fields: []string{"spec.memcached.extraArgs[2]"}},
+		"auth with -B ascii": {mutate: func(mc *Memcached) {
+			mc.Spec.Auth = &AuthSpec{SecretName: "s"}
+			mc.Spec.Memcached.ExtraArgs = []string{"-B", "ascii"}
+		}},
+		"refused flag reported once": {mutate: func(mc *Memcached) { mc.Spec.Memcached.ExtraArgs = []string{"-m", "100"} },
+			fields: []string{"spec.memcached.extraArgs"}},
 		"pdb both set": {mutate: func(mc *Memcached) {
 			one := intstr.FromInt32(1)
 			mc.Spec.PodDisruptionBudget.MinAvailable, mc.Spec.PodDisruptionBudget.MaxUnavailable = &one, &one
@@ -190,5 +196,83 @@ func TestGracefulShutdownErrorsWithDefaults(t *testing.T) {
 				t.Fatalf("errors %v, want an error: %v", errs, tc.wantErr)
 			}
 		})
+	}
+}
+
+// Every way spec.memcached.extraArgs could weaken or redirect what the spec asks for is refused,
+// naming the argument; what only tunes memcached is accepted. Rows that weaken a protection on
+// the real memcached are also run there (controllers/resources TestExtraArgsCannotWeakenProtections).
+func TestExtraArgsErrors(t *testing.T) {
+	tests := map[string]struct {
+		args []string
+		auth bool
+		// want are the errors: "<field>: <substring of the message>"; empty means accepted.
+		want []string
+	}{
+		"none":                              {},
+		"every flag with a value":           {args: []string{"-M", "-R", "40", "-B", "auto", "-f", "1.5", "-n", "64", "-L", "-C", "-D", ":", "-b", "2048", "-F", "-X", "-o", "modern"}},
+		"tuning options":                    {args: []string{"-o", "modern,slab_reassign,slab_automove=2,hashpower=20,lru_crawler,lru_maintainer,hot_lru_pct=20,warm_lru_pct=40,temporary_ttl=61,idle_timeout=600,hash_algorithm=murmur3,slab_sizes=96-192-384,slab_chunk_max=512,worker_logbuf_size=64"}},
+		"slab_automove bare":                {args: []string{"-o", "slab_automove"}},
+		"several -o":                        {args: []string{"-o", "modern", "-o", "no_lru_crawler"}},
+		"value with dashes and dots":        {args: []string{"-D", "x-y", "-f", "1.25"}},
+		"-B ascii with auth":                {args: []string{"-B", "ascii"}, auth: true},
+		"-B binary without auth":            {args: []string{"-B", "binary"}},
+		"-B binary with auth":               {args: []string{"-B", "binary"}, auth: true, want: []string{"spec.memcached.extraArgs[1]: spec.memcached.extraArgs: -B binary is not allowed with spec.auth"}},
+		"-B auto with auth":                 {args: []string{"-B", "auto"}, auth: true, want: []string{"spec.memcached.extraArgs[1]: spec.memcached.extraArgs: -B auto is not allowed with spec.auth"}},
+		"-B unknown protocol":               {args: []string{"-B", "proxy"}, want: []string{"spec.memcached.extraArgs[1]: spec.memcached.extraArgs: -B takes ascii, binary or auto"}},
+		"verification turned off":           {args: []string{"-o", "ssl_verify_mode=0"}, want: []string{"spec.memcached.extraArgs[1]: spec.memcached.extraArgs: -o ssl_verify_mode is not allowed: TLS is set by spec.tls"}},
+		"another client CA":                 {args: []string{"-o", "ssl_ca_cert=/tmp/ca.crt"}, want: []string{"[1]: spec.memcached.extraArgs: -o ssl_ca_cert is not allowed"}},
+		"another certificate":               {args: []string{"-o", "ssl_chain_cert=/tmp/c.crt,ssl_key=/tmp/c.key"}, want: []string{"[1]: spec.memcached.extraArgs: -o ssl_chain_cert is not allowed", "[1]: spec.memcached.extraArgs: -o ssl_key is not allowed"}},
+		"older TLS":                         {args: []string{"-o", "ssl_min_version=0"}, want: []string{"-o ssl_min_version is not allowed"}},
+		"weaker ciphers":                    {args: []string{"-o", "ssl_ciphers=NULL"}, want: []string{"-o ssl_ciphers is not allowed"}},
+		"TLS option behind a tuning one":    {args: []string{"-o", "modern,ssl_verify_mode=0"}, want: []string{"[1]: spec.memcached.extraArgs: -o ssl_verify_mode is not allowed"}},
+		"proxy mode":                        {args: []string{"-o", "proxy_config=/tmp/routes.lua"}, want: []string{"-o proxy_config is not allowed: memcached's proxy mode is not supported"}},
+		"privileges kept":                   {args: []string{"-o", "no_drop_privileges"}, want: []string{"-o no_drop_privileges is not allowed: memcached's privilege settings are the operator's"}},
+		"relaxed privileges":                {args: []string{"-o", "relaxed_privileges"}, want: []string{"-o relaxed_privileges is not allowed"}},
+		"socket mark":                       {args: []string{"-o", "sock_cookie_id=1"}, want: []string{"-o sock_cookie_id is not allowed: extraArgs may set only the extended options that tune memory"}},
+		"extstore file":                     {args: []string{"-o", "ext_path=/data/extstore:1G"}, want: []string{"-o ext_path is not allowed: extstore is not supported"}},
+		"unknown option":                    {args: []string{"-o", "future_option"}, want: []string{"-o future_option is not allowed: extraArgs may set only"}},
+		"no-op option":                      {args: []string{"-o", "inline_ascii_resp"}, want: []string{"-o inline_ascii_resp is not allowed"}},
+		"empty sub-option":                  {args: []string{"-o", "modern,,lru_crawler"}, want: []string{"has an empty sub-option"}},
+		"value on a bare option":            {args: []string{"-o", "modern=1"}, want: []string{"-o modern takes no value"}},
+		"missing option value":              {args: []string{"-o", "hashpower"}, want: []string{"-o hashpower needs a value (hashpower=<value>)"}},
+		"empty option value":                {args: []string{"-o", "slab_sizes="}, want: []string{"the value of -o slab_sizes may hold only"}},
+		"option value with a path":          {args: []string{"-o", "hash_algorithm=/x"}, want: []string{"the value of -o hash_algorithm may hold only"}},
+		"flag without its value at the end": {args: []string{"-M", "-R"}, want: []string{"spec.memcached.extraArgs[1]: spec.memcached.extraArgs: -R needs a value"}},
+		"-o without its value":              {args: []string{"-o"}, want: []string{"[0]: spec.memcached.extraArgs: -o needs a value"}},
+		"value starting with a dash":        {args: []string{"-D", "-o", "ssl_verify_mode=0"}, want: []string{"[0]: spec.memcached.extraArgs: -D needs a value", `[2]: spec.memcached.extraArgs: "ssl_verify_mode=0" is not the value of a flag`}},
+		"flag swallowed as a value":         {args: []string{"-R", "-M"}, want: []string{"[0]: spec.memcached.extraArgs: -R needs a value"}},
+		"stray value after a bare flag":     {args: []string{"-M", "40"}, want: []string{`[1]: spec.memcached.extraArgs: "40" is not the value of a flag`}},
+		"bare positional value":             {args: []string{"ssl_verify_mode=0"}, want: []string{`[0]: spec.memcached.extraArgs: "ssl_verify_mode=0" is not the value of a flag`}},
+		"two values for one flag":           {args: []string{"-R", "40", "50"}, want: []string{`[2]: spec.memcached.extraArgs: "50" is not the value of a flag`}},
+		"flag the CRD refuses":              {args: []string{"-Z", "x"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			errs := extraArgsErrors(field.NewPath("spec", "memcached", "extraArgs"), tc.args, tc.auth)
+			if len(errs) != len(tc.want) {
+				t.Fatalf("extraArgsErrors(%q) = %v, want %d errors %q", tc.args, errs, len(tc.want), tc.want)
+			}
+			for i, e := range errs {
+				if got := e.Field + ": " + e.Detail; !strings.Contains(got, tc.want[i]) {
+					t.Errorf("error %d = %q, want it to contain %q", i, got, tc.want[i])
+				}
+			}
+		})
+	}
+}
+
+// Every extended option the allowlist admits exists in memcached (1.6.18 to 1.6.45 have the same
+// names: validation_extraargs.go) and none concerns TLS, the proxy, privileges or extstore.
+func TestExtendedOptionsAreTuningOnly(t *testing.T) {
+	for name := range extendedOptions {
+		for _, prefix := range []string{"ssl_", "proxy_", "ext_"} {
+			if strings.HasPrefix(name, prefix) {
+				t.Errorf("extended option %s is allowed", name)
+			}
+		}
+		if strings.Contains(name, "privileges") || strings.Contains(name, "cookie") {
+			t.Errorf("extended option %s is allowed", name)
+		}
 	}
 }

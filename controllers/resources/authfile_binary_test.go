@@ -25,6 +25,7 @@ import (
 	"testing"
 
 	"github.com/example/memcached-operator/controllers/internal/fixture"
+	"github.com/example/memcached-operator/test/utils"
 )
 
 // TestAuthFileReadByRealMemcached writes each class of auth file content to a file, starts the
@@ -32,12 +33,9 @@ import (
 // accepts exactly what memcached reads as the user meant: memcached starts, every credential the
 // user meant authenticates and no unintended one (a cut password, a user with a byte-order mark)
 // does. Rows whose reading changed with memcached's version say so (since); rows the rule refuses
-// although memcached reads them as meant say why (stricter). Skipped without a memcached binary.
+// although memcached reads them as meant say why (stricter). Needs a memcached binary (utils.MemcachedBinary).
 func TestAuthFileReadByRealMemcached(t *testing.T) {
-	bin, err := exec.LookPath("memcached")
-	if err != nil {
-		t.Skip("memcached binary not found: install Debian's memcached package to run this test")
-	}
+	bin := utils.MemcachedBinary(t)
 	out, err := exec.Command(bin, "-V").Output()
 	if err != nil {
 		t.Fatalf("memcached -V: %v", err)
@@ -139,10 +137,7 @@ func TestAuthFileReadByRealMemcached(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(fileDir, authFile), []byte(tc.data), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			var args []string
-			for _, a := range MemcachedArgs(fixture.Defaulted("a", fixture.WithAuth("u", "")), Options{}) {
-				args = append(args, strings.ReplaceAll(a, authDir, fileDir))
-			}
+			args, _ := podArgs(t, fixture.Defaulted("a", fixture.WithAuth("u", "")), Options{}, tlsDir, fileDir)
 			var why []string
 			p, err := startMemcached(t, bin, args)
 			if err != nil {

@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -36,6 +35,7 @@ import (
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 	"github.com/example/memcached-operator/controllers/internal/fixture"
 	"github.com/example/memcached-operator/internal/certreload"
+	"github.com/example/memcached-operator/test/utils"
 )
 
 // currItems returns the curr_items of `stats` from memcached's plain-text listener addr,
@@ -96,17 +96,14 @@ func publish(t *testing.T, dir string, files map[string][]byte) {
 	}
 }
 
-// TestCertificateRenewalReachesRealMemcached runs Debian's memcached (when installed) with the
+// TestCertificateRenewalReachesRealMemcached runs Debian's memcached (utils.MemcachedBinary) with the
 // arguments the builder gives a pod with spec.tls and the reloader, and the reloader
 // (internal/certreload) beside it, and renews the files as the kubelet does: the server presents
 // the new certificate (and trusts only the new client CA) within a few reload intervals, without a
 // restart, and a key written before the renewal is still there. A certificate whose key does not
 // match is not sent: the server keeps presenting the one it has.
 func TestCertificateRenewalReachesRealMemcached(t *testing.T) {
-	bin, err := exec.LookPath("memcached")
-	if err != nil {
-		t.Skip("memcached binary not found: install Debian's memcached package to run this test")
-	}
+	bin := utils.MemcachedBinary(t)
 	const interval = 100 * time.Millisecond
 	tests := map[string]*cachev1alpha1.Memcached{
 		"tls":                          fixture.Defaulted("a", fixture.WithTLS("c")),
@@ -155,13 +152,7 @@ func TestCertificateRenewalReachesRealMemcached(t *testing.T) {
 
 			// The builder's arguments with the mounted directories and the loopback listener's port
 			// replaced (startMemcached binds the listener on every address to 127.0.0.1).
-			loopback := "127.0.0.1:" + strconv.Itoa(freePort(t))
-			var args []string
-			for _, a := range MemcachedArgs(mc, Options{CertReloaderImage: "operator"}) {
-				a = strings.ReplaceAll(a, tlsDir, tlsPath)
-				a = strings.ReplaceAll(a, authDir, authPath)
-				args = append(args, strings.ReplaceAll(a, loopbackAddress, loopback))
-			}
+			args, loopback := podArgs(t, mc, Options{CertReloaderImage: "operator"}, tlsPath, authPath)
 			proc, err := startMemcached(t, bin, args)
 			if err != nil {
 				t.Fatal(err)

@@ -56,7 +56,9 @@ func image(mc *cachev1alpha1.Memcached, opts Options) string {
 // MemcachedArgs builds the memcached command line (without the program name) from
 // mc.Spec.Memcached: -p port, -U 0 (no UDP), -m MiB, -c connections, -t threads, -I bytes when set,
 // -v/-vv, the TLS and authentication flags (secretArgs), the sidecars' loopback listener with TLS
-// (loopbackListenArgs), then the extra arguments. Flags are documented in `memcached --help`.
+// (loopbackListenArgs), then the extra arguments. memcached applies the last value it reads, so
+// the operator refuses extra arguments that could replace one of its own (api/v1alpha1's
+// extraArgsErrors, through Validate). Flags are documented in `memcached --help`.
 func MemcachedArgs(mc *cachev1alpha1.Memcached, opts Options) []string {
 	cfg := mc.Spec.Memcached
 	args := []string{

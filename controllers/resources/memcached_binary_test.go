@@ -36,17 +36,17 @@ import (
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 
 	"github.com/example/memcached-operator/controllers/internal/fixture"
+	"github.com/example/memcached-operator/test/utils"
 )
 
-// TestArgsAcceptedByRealMemcached starts Debian's memcached (when installed: `apt-get install
-// memcached`; .ci/run installs it) with the args the builder produces, on a loopback port, and checks
+// TestArgsAcceptedByRealMemcached starts Debian's memcached (utils.MemcachedBinary: skipped
+// without it, failed in CI) with the args the builder produces, on a loopback port, and checks
 // through `stats settings` that memcached applied them. It proves the flags and values we generate
-// are ones memcached accepts, e.g. -I in bytes and its bounds against -m.
+// are ones memcached accepts, e.g. -I in bytes and its bounds against -m, and that every extended
+// option spec.memcached.extraArgs may set (api/v1alpha1's extendedOptions) exists in memcached and
+// takes the values the operator lets through. Every row passes Validate.
 func TestArgsAcceptedByRealMemcached(t *testing.T) {
-	bin, err := exec.LookPath("memcached")
-	if err != nil {
-		t.Skip("memcached binary not found: install Debian's memcached package to run this test")
-	}
+	bin := utils.MemcachedBinary(t)
 	tests := map[string]struct {
 		mc   *cachev1alpha1.Memcached
 		want map[string]string // stats settings key -> value
@@ -69,6 +69,26 @@ func TestArgsAcceptedByRealMemcached(t *testing.T) {
 			}),
 			want: map[string]string{"evictions": "off", "reqs_per_event": "40", "binding_protocol": "ascii", "growth_factor": "1.50", "chunk_size": "64", "cas_enabled": "no", "tcp_backlog": "2048", "flush_enabled": "no"},
 		},
+		"every allowed extended option that turns something on": {
+			mc: fixture.Defaulted("a", func(mc *cachev1alpha1.Memcached) {
+				mc.Spec.Memcached.ExtraArgs = []string{"-o", "hashpower=16,no_hashexpand,hash_algorithm=murmur3,maxconns_fast,idle_timeout=600,read_buf_mem_limit=64,slab_reassign,slab_automove,slab_automove=2,slab_automove_ratio=0.5,slab_automove_window=40",
+					"-o", "tail_repair_time=60,lru_crawler,lru_crawler_sleep=200,lru_crawler_tocrawl=10,lru_maintainer,hot_lru_pct=25,warm_lru_pct=45,hot_max_factor=0.3,warm_max_factor=3.0,temporary_ttl=61,modern,track_sizes,watcher_logbuf_size=256,worker_logbuf_size=128",
+					"-o", "slab_sizes=96-192-384-768-1536"}
+			}),
+			want: map[string]string{"hashpower_init": "16", "hash_algorithm": "murmur3", "idle_timeout": "600", "slab_reassign": "yes", "slab_automove": "2", "slab_automove_ratio": "0.50", "slab_automove_window": "40", "tail_repair_time": "60", "lru_crawler": "yes", "lru_crawler_sleep": "200", "lru_crawler_tocrawl": "10", "lru_maintainer_thread": "yes", "hot_lru_pct": "25", "warm_lru_pct": "45", "temporary_ttl": "61", "maxconns_fast": "yes"},
+		},
+		// slab_chunk_max is in bytes up to memcached 1.6.23 (Debian's 1.6.18 reports 256 here)
+		// and in KiB from 1.6.24 (the default image's 1.6.38 would report 262144).
+		"largest slab chunk": {
+			mc:   fixture.Defaulted("a", func(mc *cachev1alpha1.Memcached) { mc.Spec.Memcached.ExtraArgs = []string{"-o", "slab_chunk_max=256"} }),
+			want: map[string]string{},
+		},
+		"every allowed extended option that turns something off": {
+			mc: fixture.Defaulted("a", func(mc *cachev1alpha1.Memcached) {
+				mc.Spec.Memcached.ExtraArgs = []string{"-o", "no_modern,no_chunked_items,no_slab_reassign,no_slab_automove,no_maxconns_fast,no_lru_crawler,no_lru_maintainer"}
+			}),
+			want: map[string]string{"slab_reassign": "no", "slab_automove": "0", "maxconns_fast": "no", "lru_crawler": "no", "lru_maintainer_thread": "no", "hash_algorithm": "jenkins"},
+		},
 		"fully tuned": {
 			mc:   fixture.Defaulted("a", fixture.Tuned),
 			want: map[string]string{"maxbytes": "536870912", "maxconns": "4096", "num_threads": "8", "item_size_max": "4194304", "evictions": "on"},
@@ -76,6 +96,9 @@ func TestArgsAcceptedByRealMemcached(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
+			if errs := tc.mc.Validate(); len(errs) > 0 {
+				t.Fatalf("Validate() = %v: the operator would not run these arguments", errs)
+			}
 			p, err := startMemcached(t, bin, MemcachedArgs(tc.mc, Options{}))
 			if err != nil {
 				t.Fatal(err)
@@ -103,10 +126,11 @@ func freePort(t *testing.T) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// memcachedProcess is a memcached that startMemcached started: its address and what it wrote to
-// stderr.
+// memcachedProcess is a memcached that startMemcached started: its address, its process id and
+// what it wrote to stderr.
 type memcachedProcess struct {
 	addr   string
+	pid    int
 	mu     sync.Mutex
 	stderr bytes.Buffer
 }
@@ -155,6 +179,7 @@ func startMemcached(t *testing.T, bin string, args []string) (*memcachedProcess,
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start memcached %q: %w", args, err)
 	}
+	p.pid = cmd.Process.Pid
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	done := false

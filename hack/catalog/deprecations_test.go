@@ -179,7 +179,7 @@ func TestAddKeepsDeprecations(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := exec.LookPath("sh"); err != nil {
-		t.Skip("no sh")
+		t.Fatalf("no sh to run the stand-in opm: %v", err)
 	}
 
 	tmpl := filepath.Join(t.TempDir(), "template.yaml")

@@ -213,7 +213,7 @@ func TestImageMap(t *testing.T) {
 // name is not the image's bundle is refused.
 func TestRender(t *testing.T) {
 	if _, err := exec.LookPath("sh"); err != nil {
-		t.Skip("no sh")
+		t.Fatalf("no sh to run the stand-in opm: %v", err)
 	}
 	tmpl, err := LoadTemplate(projectTemplate)
 	if err != nil {

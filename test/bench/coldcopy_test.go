@@ -25,6 +25,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/example/memcached-operator/test/utils"
 )
 
 // residentPages counts the pages of path that are in the page cache (mincore on a mapping of it).
@@ -80,7 +82,7 @@ func TestColdCopy(t *testing.T) {
 	}
 	data, err := os.ReadFile("/bin/sleep")
 	if err != nil {
-		t.Skip("no /bin/sleep to run:", err)
+		utils.MissingDependency(t, "no /bin/sleep to run: "+err.Error())
 	}
 	src := filepath.Join(dir, "manager")
 	if err := os.WriteFile(src, data, 0o755); err != nil { // just written: in the page cache

@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/example/memcached-operator/test/scorecard"
+	"github.com/example/memcached-operator/test/utils"
 )
 
 const (
@@ -357,11 +358,11 @@ func TestScorecard(t *testing.T) {
 		binDir, _ = filepath.Abs("../../bin")
 	}
 	if os.Geteuid() != 0 {
-		t.Skip("skipped (not root): the local scorecard runner needs root to bind-mount the bundle at /bundle (unshare --mount); CI runs it as root")
+		utils.MissingDependency(t, "not root: the local scorecard runner needs root to bind-mount the bundle at /bundle (unshare --mount); CI runs it as root")
 	}
 	for _, p := range []string{"scorecard-test", "memcached-scorecard-tests"} {
 		if _, err := os.Stat(filepath.Join(binDir, p)); err != nil {
-			t.Skipf("%s is not built: run `make scorecard-tools` (make test does)", p)
+			utils.MissingDependency(t, p+" is not built: run `make scorecard-tools` (make test does)")
 		}
 	}
 	const image = "quay.io/operator-framework/scorecard-test:v1.42.3"
