@@ -39,6 +39,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"sync"
 	"time"
 
@@ -228,7 +229,9 @@ func relay(ctx context.Context, client net.Conn, cfg Config, user, pass string) 
 		_ = client.SetReadDeadline(time.Now().Add(cfg.Timeout))
 		line, err := lines.ReadSlice('\n')
 		switch {
-		case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed):
+		// The exporter's client keeps its connection open after a scrape and opens another for the
+		// next one: an idle connection's end is as normal as a close.
+		case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed), errors.Is(err, os.ErrDeadlineExceeded):
 			return done(nil)
 		case errors.Is(err, bufio.ErrBufferFull):
 			return done(errRefused)

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
 )
 
 func TestCommand(t *testing.T) {
@@ -182,6 +183,14 @@ func startFake(t *testing.T) *fakeMemcached {
 // returns its address.
 func startRelay(t *testing.T, addr, authData string) string {
 	t.Helper()
+	listen, _ := startRelayWith(t, addr, authData, 2*time.Second, logr.Discard())
+	return listen
+}
+
+// startRelayWith is startRelay with the relay's timeout and logger; it also returns the function
+// that stops the relay and returns once every connection has ended (called at cleanup too).
+func startRelayWith(t *testing.T, addr, authData string, timeout time.Duration, log logr.Logger) (string, func()) {
+	t.Helper()
 	file := filepath.Join(t.TempDir(), "authfile")
 	if err := os.WriteFile(file, []byte(authData), 0o600); err != nil {
 		t.Fatal(err)
@@ -195,20 +204,24 @@ func startRelay(t *testing.T, addr, authData string) string {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, Config{Listen: listen, Memcached: addr, AuthFile: file, Timeout: 2 * time.Second, MaxConns: 4}, logr.Discard())
+		done <- Run(ctx, Config{Listen: listen, Memcached: addr, AuthFile: file, Timeout: timeout, MaxConns: 4}, log)
 	}()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	})
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("Run: %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		c, err := net.Dial("tcp", listen)
 		if err == nil {
 			_ = c.Close()
-			return listen
+			return listen, stop
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("the relay does not listen on %s: %v", listen, err)
@@ -328,5 +341,47 @@ func TestRelayBoundsConnections(t *testing.T) {
 			t.Fatalf("after a close, a new connection read %q, %v", got, err)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// The relay logs a connection's end only when it refused something or could not serve it: the
+// exporter leaves its connection idle after every scrape, which the relay closes after its
+// timeout without a word, as it does a quit.
+func TestRelayLogs(t *testing.T) {
+	tests := map[string]struct {
+		auth, send string
+		wantLog    string // "" for none
+	}{
+		"idle after a scrape": {auth: "app:s3cret\n", send: "stats\r\n"},
+		"quit":                {auth: "app:s3cret\n", send: "quit\r\n"},
+		"refused command":     {auth: "app:s3cret\n", send: "get k\r\n", wantLog: "a command other than the statistics"},
+		"wrong password":      {auth: "app:wrong\n", send: "stats\r\n", wantLog: "CLIENT_ERROR authentication failure"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			var logs []string
+			log := funcr.New(func(_, line string) { mu.Lock(); logs = append(logs, line); mu.Unlock() }, funcr.Options{})
+			mc := startFake(t)
+			relay, stop := startRelayWith(t, mc.addr, tc.auth, 200*time.Millisecond, log)
+			// exchange reads until the relay closes the connection (after its timeout when idle);
+			// stop returns once every connection has ended, and with it its log.
+			if _, err := exchange(t, relay, tc.send); err != nil {
+				t.Fatal(err)
+			}
+			stop()
+			mu.Lock()
+			defer mu.Unlock()
+			// startRelay's probe connection is refused the same way with a wrong password.
+			for _, l := range logs {
+				if tc.wantLog == "" || !strings.Contains(l, tc.wantLog) {
+					t.Errorf("log line %q, want only lines with %q (none when empty)", l, tc.wantLog)
+				}
+			}
+			if tc.wantLog != "" && len(logs) == 0 {
+				t.Errorf("no log line, want one with %q", tc.wantLog)
+			}
+		})
 	}
 }
