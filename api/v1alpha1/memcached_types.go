@@ -275,7 +275,9 @@ type MemcachedSpec struct {
 
 	// Monitoring adds a Prometheus exporter (memcached_exporter) to every memcached pod, a metrics
 	// port to the headless Service and, when the cluster has the ServiceMonitor CRD of the
-	// Prometheus Operator, a ServiceMonitor. Off by default.
+	// Prometheus Operator, a ServiceMonitor. Off by default. With auth, the exporter reads memcached
+	// through a stats-relay sidecar that logs in with the auth file's first entry and passes on
+	// only memcached's statistics.
 	// +kubebuilder:default={}
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Monitoring"
