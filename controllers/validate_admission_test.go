@@ -200,7 +200,7 @@ var ruleCases = map[string]ruleCase{
 	// spec.monitoring (issue 11).
 	"monitoring without service":     {operatorOnly: true, spec: map[string]any{"monitoring": map[string]any{"enabled": true}, "service": map[string]any{"enabled": false}}, field: "spec.monitoring.enabled"},
 	"monitoring with service":        {spec: map[string]any{"monitoring": map[string]any{"enabled": true}}},
-	"monitoring with auth":           {operatorOnly: true, spec: map[string]any{"monitoring": map[string]any{"enabled": true}, "auth": map[string]any{"secretName": "users"}}, field: "spec.monitoring.enabled"},
+	"monitoring with auth":           {spec: map[string]any{"monitoring": map[string]any{"enabled": true}, "auth": map[string]any{"secretName": "users"}}},
 	"monitoring off with auth":       {spec: map[string]any{"monitoring": map[string]any{"enabled": false}, "auth": map[string]any{"secretName": "users"}}},
 	"monitoring with tls":            {spec: merge(tlsSpec(map[string]any{"secretName": "cert", "clientCA": map[string]any{"secretName": "ca"}}), map[string]any{"monitoring": map[string]any{"enabled": true}})},
 	"monitoring off, service off":    {spec: map[string]any{"monitoring": map[string]any{"enabled": false}, "service": map[string]any{"enabled": false}}},

@@ -131,7 +131,7 @@ const (
 // server is tuned and where its pods are scheduled.
 //
 // Rules that relate fields across the spec (spec.auth with spec.memcached.extraArgs' -B,
-// spec.monitoring.enabled with spec.service.enabled and without spec.auth, spec.serverIdentity
+// spec.monitoring.enabled with spec.service.enabled, spec.serverIdentity
 // Stable with spec.service.enabled), and the reading of spec.memcached.extraArgs as memcached
 // reads them (values, extended options), are checked by the operator, not at admission
 // (Validate; the instance turns Degraded/InvalidSpec naming the field, with one Warning event):
@@ -276,7 +276,9 @@ type MemcachedSpec struct {
 
 	// Monitoring adds a Prometheus exporter (memcached_exporter) to every memcached pod, a metrics
 	// port to the headless Service and, when the cluster has the ServiceMonitor CRD of the
-	// Prometheus Operator, a ServiceMonitor. Off by default.
+	// Prometheus Operator, a ServiceMonitor. Off by default. With auth, the exporter reads memcached
+	// through a stats-relay sidecar that logs in with the auth file's first entry and passes on
+	// only memcached's statistics.
 	// +kubebuilder:default={}
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Monitoring"
@@ -560,8 +562,10 @@ const ExporterPort = 9150
 // stats over localhost and serves them on port 9150 ("metrics"), the same port on the headless
 // Service, and a ServiceMonitor (monitoring.coreos.com/v1) when that CRD exists in the cluster.
 // With spec.tls the exporter reads a plain-text listener on the pod's loopback address
-// (127.0.0.1:11212, which only the pod's containers reach); with spec.auth monitoring is refused
-// (Degraded/InvalidSpec): memcached_exporter cannot authenticate.
+// (127.0.0.1:11212, which only the pod's containers reach). With spec.auth, which memcached_exporter
+// cannot do, it reads a stats relay sidecar from the operator's image on 127.0.0.1:11213 that
+// authenticates to memcached with the auth file's first entry and forwards only the read-only
+// stats commands the exporter sends.
 type MonitoringSpec struct {
 	// Enabled adds the exporter sidecar, the Service's metrics port and the ServiceMonitor (default
 	// false); turning it off removes all three. Changing it rolls the pods.

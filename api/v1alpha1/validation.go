@@ -294,13 +294,11 @@ func maxLength(p *field.Path, v string, n int) field.ErrorList {
 }
 
 // monitoringErrors checks spec.monitoring (spec is the path of spec): the OpenAPI bounds and
-// pattern of monitoring.image, and two cross-field rules that are the operator's only (see
-// MemcachedSpec): monitoring needs the Service (its metrics port and the ServiceMonitor's target),
-// and it cannot go with spec.auth. memcached's ASCII authentication (-Y) applies to every
-// listener, and memcached_exporter has no way to authenticate (its flags, v0.16.0: address,
-// timeout, pid file, TLS), so the exporter would report memcached_up 0 forever; refusing says why.
-// spec.tls is no obstacle: the exporter reads a plain-text loopback listener (controllers/resources'
-// loopbackListenArgs).
+// pattern of monitoring.image, and a cross-field rule that is the operator's only (see
+// MemcachedSpec): monitoring needs the Service (its metrics port and the ServiceMonitor's target).
+// spec.tls and spec.auth are no obstacle: the exporter reads a plain-text loopback listener
+// (controllers/resources' loopbackListenArgs), and with spec.auth a relay beside it that
+// authenticates for it (controllers/resources' statsRelayContainers).
 func monitoringErrors(spec *field.Path, s *MemcachedSpec) field.ErrorList {
 	var errs field.ErrorList
 	p := spec.Child("monitoring")
@@ -310,10 +308,6 @@ func monitoringErrors(spec *field.Path, s *MemcachedSpec) field.ErrorList {
 	if ptr.Deref(s.Monitoring.Enabled, false) && s.Service.Enabled != nil && !*s.Service.Enabled {
 		errs = append(errs, field.Invalid(p.Child("enabled"), true,
 			"spec.monitoring.enabled requires spec.service.enabled: the metrics port and the ServiceMonitor are on the headless Service"))
-	}
-	if ptr.Deref(s.Monitoring.Enabled, false) && s.Auth != nil {
-		errs = append(errs, field.Invalid(p.Child("enabled"), true,
-			"spec.monitoring.enabled is not supported with spec.auth: memcached asks every connection on every listener to authenticate, and memcached_exporter cannot, so it could never read the server; turn one of them off"))
 	}
 	return errs
 }

@@ -90,7 +90,7 @@ func TestValidate(t *testing.T) {
 		"monitoring with auth": {mutate: func(mc *Memcached) {
 			mc.Spec.Monitoring.Enabled = ptr.To(true)
 			mc.Spec.Auth = &AuthSpec{SecretName: "s"}
-		}, fields: []string{"spec.monitoring.enabled"}},
+		}},
 		"monitoring with tls": {mutate: func(mc *Memcached) {
 			mc.Spec.Monitoring.Enabled = ptr.To(true)
 			mc.Spec.TLS = &TLSSpec{SecretName: "s", ClientCA: &TLSClientCA{SecretName: "ca"}}

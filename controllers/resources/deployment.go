@@ -18,6 +18,7 @@ package resources
 
 import (
 	"maps"
+	"slices"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -214,8 +215,9 @@ func podSecurityContext(mc *cachev1alpha1.Memcached, opts Options) *corev1.PodSe
 // capabilities dropped, RuntimeDefault seccomp, read-only root filesystem), TCP readiness and
 // liveness probes on port 11211, the graceful shutdown of spec.gracefulShutdown
 // (deployment_shutdown.go), the files of spec.tls and spec.auth (deployment_secrets.go), the
-// exporter sidecar of spec.monitoring (deployment_monitoring.go) and the scheduling settings of the
-// spec. Every map, slice and pointer it takes from mc or opts is copied: the client writes into the
+// exporter sidecar of spec.monitoring (deployment_monitoring.go), the certificate reloader of
+// spec.tls (deployment_certreload.go), the stats relay of spec.monitoring with spec.auth
+// (deployment_statsrelay.go) and the scheduling settings of the spec. Every map, slice and pointer it takes from mc or opts is copied: the client writes into the
 // object it returns. It sets no owner reference; the caller does.
 func DesiredDeployment(mc *cachev1alpha1.Memcached, opts Options) *appsv1.Deployment {
 	return &appsv1.Deployment{
@@ -269,7 +271,7 @@ func podTemplate(mc *cachev1alpha1.Memcached, opts Options) corev1.PodTemplateSp
 				LivenessProbe:   tcpProbe(10, 10),
 				Lifecycle:       lifecycle(mc),
 				SecurityContext: restrictedContainerSecurityContext(),
-			}}, append(exporterContainers(mc, opts), certReloaderContainers(mc, opts)...)...),
+			}}, slices.Concat(exporterContainers(mc, opts), certReloaderContainers(mc, opts), statsRelayContainers(mc, opts))...),
 			TerminationGracePeriodSeconds: terminationGracePeriodSeconds(mc),
 		},
 	}

@@ -139,12 +139,13 @@ func withTargetTemplate[T any](target func(live, desired *corev1.PodTemplateSpec
 		func(live, desired T) { update(live, with(live, desired)) }
 }
 
-// templateTarget returns, when mc's pods get the certificate reloader, the function that picks the
-// pod template a live workload is compared with and updated to: the desired one, or one of two
-// more forms of the live template, so that an operator upgrade restarts no memcached server:
+// templateTarget returns, when mc's pods run a sidecar from the operator's image (the certificate
+// reloader, the stats relay), the function that picks the pod template a live workload is compared
+// with and updated to: the desired one, or one of two more forms of the live template, so that an
+// operator upgrade restarts no memcached server:
 //   - the template an operator without the reloader built (no sidecar, no loopback listener unless
 //     monitoring needs it, every Secret's data in the hash);
-//   - the template with the reloader of another operator release (its image is the operator's,
+//   - the template with the sidecars of another operator release (their image is the operator's,
 //     which changes with every release).
 //
 // While the live template is one of those and nothing else in it differs, it is what the
@@ -152,9 +153,9 @@ func withTargetTemplate[T any](target func(live, desired *corev1.PodTemplateSpec
 // pod either. The pods move to the desired template at their next roll for another reason: a
 // change of the template's inputs in the spec, an auth file change, or (for the first form) the
 // first renewal after the upgrade, which rolls them as it did before; renewals after that are
-// applied in place. Without the reloader it returns nil: the desired template is the only one.
+// applied in place. Without such a sidecar it returns nil: the desired template is the only one.
 func templateTarget(mc *cachev1alpha1.Memcached, opts Options, hashes SecretHashes) func(live, desired *corev1.PodTemplateSpec) *corev1.PodTemplateSpec {
-	if !certReloadEnabled(mc, opts) {
+	if !certReloadEnabled(mc, opts) && !statsRelayEnabled(mc, opts) {
 		return nil
 	}
 	// The other forms are built only when the live template is not the desired one (after an
@@ -174,10 +175,10 @@ func templateTarget(mc *cachev1alpha1.Memcached, opts Options, hashes SecretHash
 		if templateMatches(live, prior) {
 			return prior
 		}
-		if img := reloaderImage(&live.Spec); img != "" && img != opts.CertReloaderImage {
+		if img := sidecarImage(&live.Spec); img != "" && img != opts.CertReloaderImage {
 			other := desired.DeepCopy()
 			for i := range other.Spec.Containers {
-				if c := &other.Spec.Containers[i]; c.Name == CertReloaderContainerName {
+				if c := &other.Spec.Containers[i]; isOperatorSidecar(c.Name) {
 					c.Image = img
 				}
 			}
@@ -189,10 +190,16 @@ func templateTarget(mc *cachev1alpha1.Memcached, opts Options, hashes SecretHash
 	}
 }
 
-// reloaderImage returns the image of pod's certificate reloader container, "" without one.
-func reloaderImage(pod *corev1.PodSpec) string {
+// isOperatorSidecar reports whether the container named name runs the operator's image.
+func isOperatorSidecar(name string) bool {
+	return name == CertReloaderContainerName || name == StatsRelayContainerName
+}
+
+// sidecarImage returns the image of pod's first container that runs the operator's image
+// (isOperatorSidecar), "" without one.
+func sidecarImage(pod *corev1.PodSpec) string {
 	for _, c := range pod.Containers {
-		if c.Name == CertReloaderContainerName {
+		if isOperatorSidecar(c.Name) {
 			return c.Image
 		}
 	}

@@ -160,7 +160,7 @@ func TestCertReloaderUpgrade(t *testing.T) {
 					if want == "" {
 						want = testReloaderImage
 					}
-					fixture.Expect(t, "the reloader's image", reloaderImage(&live.Spec.Template.Spec), want)
+					fixture.Expect(t, "the reloader's image", sidecarImage(&live.Spec.Template.Spec), want)
 				}
 				fixture.Expect(t, "replicas", live.Spec.Replicas, desired.Spec.Replicas)
 			}

@@ -82,18 +82,27 @@ func loopbackListenArgs(mc *cachev1alpha1.Memcached, opts Options) []string {
 	}
 }
 
-// exporterAddress is the memcached address the exporter reads: the plain-text loopback listener
-// of loopbackListenArgs when spec.tls is on, else memcached's port on localhost.
-func exporterAddress(mc *cachev1alpha1.Memcached) string {
+// podMemcachedAddress is where the pod's own containers read memcached in plain text: the
+// loopback listener of loopbackListenArgs when spec.tls is on, else memcached's port on localhost.
+func podMemcachedAddress(mc *cachev1alpha1.Memcached) string {
 	if mc.Spec.TLS != nil {
 		return loopbackAddress
 	}
 	return "localhost:" + strconv.Itoa(cachev1alpha1.DefaultPort)
 }
 
+// exporterAddress is the memcached address the exporter reads: the stats relay's when the pods
+// run it (spec.auth: statsRelayEnabled), else podMemcachedAddress.
+func exporterAddress(mc *cachev1alpha1.Memcached, opts Options) string {
+	if statsRelayEnabled(mc, opts) {
+		return relayAddress
+	}
+	return podMemcachedAddress(mc)
+}
+
 // exporterContainers returns the memcached_exporter sidecar of mc's pods when monitoring is on,
-// else nil. The exporter reads the pod's own memcached at exporterAddress (never through TLS or
-// with credentials: spec.auth with monitoring is refused, see api/v1alpha1's monitoringErrors) and
+// else nil. The exporter reads the pod's own memcached at exporterAddress (never through TLS nor
+// with credentials: with spec.auth it reads the stats relay, deployment_statsrelay.go) and
 // serves them on :9150/metrics (port "metrics"). It runs under the same restricted security
 // context as memcached (the pod's uid 11211, read-only root, no capabilities); the image's
 // ENTRYPOINT is the exporter (/bin/memcached_exporter in the public image), so only Args are set.
@@ -109,7 +118,7 @@ func exporterContainers(mc *cachev1alpha1.Memcached, opts Options) []corev1.Cont
 		Name:  ExporterContainerName,
 		Image: exporterImage(mc, opts),
 		Args: []string{
-			"--memcached.address=" + exporterAddress(mc),
+			"--memcached.address=" + exporterAddress(mc, opts),
 			"--web.listen-address=:" + strconv.Itoa(cachev1alpha1.ExporterPort),
 		},
 		Ports: []corev1.ContainerPort{{

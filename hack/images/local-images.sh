@@ -534,14 +534,17 @@ img_operator() {
   step "building the manager of $dir"
   (cd "$dir" && CGO_ENABLED=0 go build -trimpath -o "$rootfs/manager" .)
   static_binary "$rootfs/manager"
-  # The certificate reloader sidecar's binary, in the releases that have it (as the Dockerfile).
-  if [ -d "$dir/cmd/cert-reloader" ]; then
-    (cd "$dir" && CGO_ENABLED=0 go build -trimpath -o "$rootfs/cert-reloader" ./cmd/cert-reloader)
-    static_binary "$rootfs/cert-reloader"
-  fi
+  # The sidecars' binaries (certificate reloader, stats relay), in the releases that have them (as the Dockerfile).
+  local sidecar
+  for sidecar in cert-reloader stats-relay; do
+    if [ -d "$dir/cmd/$sidecar" ]; then
+      (cd "$dir" && CGO_ENABLED=0 go build -trimpath -o "$rootfs/$sidecar" "./cmd/$sidecar")
+      static_binary "$rootfs/$sidecar"
+    fi
+  done
   cfg=(--user 65532:65532 --workingdir / --entrypoint '["/manager"]')
   assemble "$(echo "${name%:*}_${name##*:}" | tr '[:lower:]' '[:upper:]' | tr -c 'A-Z0-9\n' '_')_IMAGE" "$registry/$name" "$base" \
-    "the manager of $(basename "$dir") (static Go binary, /manager, and /cert-reloader where present) on the local static base"
+    "the manager of $(basename "$dir") (static Go binary, /manager, and /cert-reloader and /stats-relay where present) on the local static base"
 }
 
 # img_gobin NAME:TAG PKG [DIR]

@@ -27,7 +27,6 @@ package certreload
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/tls"
@@ -41,6 +40,8 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+
+	"github.com/example/memcached-operator/internal/memcachedauth"
 )
 
 // The files of the mounted TLS directory, as the operator's pod template names them.
@@ -177,18 +178,12 @@ func refresh(ctx context.Context, cfg Config) error {
 	}
 	r := bufio.NewReader(conn)
 	if cfg.AuthFile != "" {
-		user, pass, err := firstCredential(cfg.AuthFile)
+		user, pass, err := memcachedauth.FirstCredential(cfg.AuthFile)
 		if err != nil {
 			return err
 		}
-		// memcached's text protocol authenticates with a set whose data is "user password"
-		// (any key, flags and exptime); it answers STORED.
-		cred := user + " " + pass
-		if _, err := fmt.Fprintf(conn, "set auth 0 0 %d\r\n%s\r\n", len(cred), cred); err != nil {
-			return fmt.Errorf("failed to authenticate to memcached: %w", err)
-		}
-		if line, err := r.ReadString('\n'); err != nil || strings.TrimSpace(line) != "STORED" {
-			return fmt.Errorf("failed to authenticate to memcached with the auth file's first entry: %q %v", strings.TrimSpace(line), err)
+		if err := memcachedauth.Authenticate(conn, r, user, pass); err != nil {
+			return err
 		}
 	}
 	if _, err := conn.Write([]byte("refresh_certs\r\n")); err != nil {
@@ -202,19 +197,4 @@ func refresh(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("memcached refused refresh_certs: %s", line)
 	}
 	return nil
-}
-
-// firstCredential returns the user and password of the first line of memcached's auth file
-// ("user:password", the operator checks the format before the pods mount it).
-func firstCredential(path string) (string, string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", "", fmt.Errorf("failed to read the auth file: %w", err)
-	}
-	line, _, _ := bytes.Cut(b, []byte("\n"))
-	user, pass, ok := bytes.Cut(bytes.TrimSuffix(line, []byte("\r")), []byte(":"))
-	if !ok {
-		return "", "", fmt.Errorf("failed to read the auth file %s: its first line is not user:password", path)
-	}
-	return string(user), string(pass), nil
 }

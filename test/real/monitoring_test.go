@@ -29,6 +29,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -114,4 +115,123 @@ func TestMonitoringExporter(t *testing.T) {
 		t.Logf("%s: memcached_up 1, memcached_current_items %v = keys written to %s", url, items, entry)
 	}
 	suite.phases.Record(t, "monitoring: exporter on every pod, items match the client's writes", start)
+}
+
+// TestMonitoringWithAuthentication proves spec.monitoring with spec.auth on real containers: a
+// Memcached of 2 with an auth file Secret and monitoring on (the exporter image as above), in a
+// namespace enforcing the restricted profile. Every pod runs memcached, the exporter and the stats
+// relay (/stats-relay of the operator's image), all Ready without a restart. The client pod
+// stores 20 keys with the password through the Service (one connection, so one server); every
+// server's exporter, scraped at its pod IP, reports memcached_up 1, and memcached_current_items is
+// 20 on the server the client reached and 0 on the other: the exporter reads the real server
+// through the relay. A client without credentials is refused by every server (CLIENT_ERROR
+// unauthenticated), and the relay's port is not reachable from another pod (it listens on the
+// pod's loopback address only). The manager's log has no error.
+func TestMonitoringWithAuthentication(t *testing.T) {
+	expectCleanManagerLog(t)
+	start := time.Now()
+	g := NewWithT(t)
+	ctx := utils.TestContext(t)
+	exporterImage := os.Getenv("MEMCACHED_EXPORTER_IMAGE")
+	if !strings.Contains(exporterImage, "@sha256:") {
+		t.Fatalf("MEMCACHED_EXPORTER_IMAGE=%q is not an image by digest: run make test-real (make real-images pushes it)", exporterImage)
+	}
+	ns := newRestrictedNamespace(t, "monauth")
+	password := randomPassword(t)
+	g.Expect(suite.k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "users", Namespace: ns},
+		Data: map[string][]byte{"authfile": []byte("app:" + password + "\n")}})).To(Succeed())
+	mc := utils.NewMemcached(ns, "monitored", 2)
+	mc.Spec.Auth = &cachev1alpha1.AuthSpec{SecretName: "users"}
+	mc.Spec.Monitoring = cachev1alpha1.MonitoringSpec{Enabled: ptr.To(true), Image: exporterImage}
+	g.Expect(suite.k8s.Create(ctx, mc)).To(Succeed())
+	startClientPod(t, ns)
+	key := client.ObjectKeyFromObject(mc)
+	mc, pods := waitConverged(t, key, 2, 64, 2*podStartTimeout)
+	byIP := map[string]string{}
+	for i := range pods {
+		p := &pods[i]
+		byIP[p.Status.PodIP] = p.Name
+		var names []string
+		for _, c := range p.Spec.Containers {
+			names = append(names, c.Name)
+		}
+		g.Expect(names).To(Equal([]string{"memcached", "memcached-exporter", "stats-relay"}), "pod %s", p.Name)
+		g.Expect(p.Spec.Containers[1].Args).To(ContainElement("--memcached.address=127.0.0.1:11213"), "pod %s: the exporter reads the relay", p.Name)
+		g.Expect(p.Spec.Containers[2].Command).To(Equal([]string{"/stats-relay"}))
+		g.Expect(strings.Join(p.Spec.Containers[2].Args, " ")).NotTo(ContainSubstring(password))
+		for _, name := range names {
+			s := containerStatus(p, name)
+			g.Expect(s).NotTo(BeNil(), "pod %s has no status of %s", p.Name, name)
+			g.Expect(s.Ready).To(BeTrue(), "pod %s: %s ready", p.Name, name)
+			g.Expect(s.RestartCount).To(BeZero(), "pod %s: %s restarted", p.Name, name)
+		}
+	}
+	suite.phases.Record(t, "monitoring + auth: 2 pods with exporter and stats relay Available", start)
+
+	// With the password: every server answers (retried while a name is not yet in cluster DNS).
+	servers := mc.Status.ServerList
+	authed := []string{"servers", "-servers", strings.Join(servers, ","), "-user", "app", "-credentials-stdin"}
+	var ok memcache.ServersReport
+	deadline := time.Now().Add(dnsLag)
+	for {
+		err := clientRun(ctx, ns, creds("", password), &ok, authed...)
+		if err == nil && len(ok.Servers) == len(servers) {
+			break
+		}
+		if time.Now().After(deadline) || unresolved(&ok) == "" {
+			t.Fatalf("with the password: %v (report %+v)", err, ok)
+		}
+		time.Sleep(poll)
+	}
+	var svc memcache.ServiceReport
+	mustClientRun(t, ns, creds("", password), &svc, "service", "-addr", mc.Name+":11211", "-prefix", "monauth", "-n", "20", "-user", "app", "-credentials-stdin")
+	g.Expect(svc.Stored).To(Equal(20))
+	reached := byIP[strings.TrimSuffix(svc.RemoteAddr, fmt.Sprintf(":%d", cachev1alpha1.DefaultPort))]
+	g.Expect(reached).NotTo(BeEmpty(), "the Service connection reached %s, not one of the pods %v", svc.RemoteAddr, byIP)
+
+	for ip, pod := range byIP {
+		url := fmt.Sprintf("http://%s:%d/metrics", ip, cachev1alpha1.ExporterPort)
+		want := 0.0
+		if pod == reached {
+			want = 20
+		}
+		var up, items float64
+		var r memcache.HTTPSReport
+		mustClientRun(t, ns, "", &r, "https-get", "-url", url)
+		g.Expect(r.Status).To(Equal(http.StatusOK), "%s: %.300s", url, r.Body)
+		m, err := utils.ParseMetrics(r.Body)
+		g.Expect(err).NotTo(HaveOccurred())
+		var found bool
+		up, found = m.Sum("memcached_up", nil)
+		g.Expect(found).To(BeTrue(), "memcached_up in %s", url)
+		items, found = m.Sum("memcached_current_items", nil)
+		g.Expect(found).To(BeTrue(), "memcached_current_items in %s", url)
+		g.Expect(up).To(Equal(1.0), "%s (pod %s): memcached_up", url, pod)
+		g.Expect(items).To(Equal(want), "%s (pod %s): memcached_current_items", url, pod)
+		t.Logf("%s (pod %s): memcached_up 1, memcached_current_items %v", url, pod, items)
+	}
+
+	// Without credentials: refused by every server.
+	var refused memcache.ServersReport
+	g.Expect(clientRun(ctx, ns, "", &refused, "servers", "-servers", strings.Join(servers, ","))).To(HaveOccurred(), "a client without credentials must be refused")
+	g.Expect(refused.Servers).To(HaveLen(len(servers)))
+	for _, s := range refused.Servers {
+		g.Expect(s.Error).To(ContainSubstring("CLIENT_ERROR unauthenticated"), "server %s", s.Server)
+		g.Expect(s.Version).To(BeEmpty())
+	}
+	t.Logf("without credentials: refused by every server (%s)", refused.Servers[0].Error)
+
+	// The relay's port from another pod: nothing listens there but on the pod's loopback address.
+	var relays []string
+	for ip := range byIP {
+		relays = append(relays, ip+":11213")
+	}
+	var other memcache.ServersReport
+	g.Expect(clientRun(ctx, ns, "", &other, "servers", "-servers", strings.Join(relays, ","))).To(HaveOccurred(), "the relay must not be reachable from another pod")
+	g.Expect(other.Servers).To(HaveLen(len(relays)))
+	for _, s := range other.Servers {
+		g.Expect(s.Error).To(ContainSubstring("connection refused"), "relay port %s", s.Server)
+	}
+	t.Logf("the relay's port from the client pod: %s", other.Servers[0].Error)
+	suite.phases.Record(t, "monitoring + auth: memcached_up 1 through the relay, unauthenticated clients refused", start)
 }
