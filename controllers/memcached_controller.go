@@ -260,7 +260,7 @@ func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1
 	changed := map[apply.Result][]string{}
 	related := map[apply.Result][]client.Object{}
 	defer func() {
-		for _, res := range []apply.Result{apply.Created, apply.Updated} {
+		for _, res := range []apply.Result{apply.Created, apply.Updated, apply.Restored} {
 			if len(changed[res]) == 0 {
 				continue
 			}
@@ -268,7 +268,11 @@ func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1
 			if len(related[res]) == 1 {
 				rel = related[res][0]
 			}
-			r.Recorder.Eventf(mc, rel, corev1.EventTypeNormal, string(res), "Apply", "%s %s",
+			note := "%s %s"
+			if res == apply.Restored {
+				note += ": the labels the operator sets had been removed; they are back, and the object follows the spec again"
+			}
+			r.Recorder.Eventf(mc, rel, corev1.EventTypeNormal, string(res), "Apply", note,
 				strings.Join(changed[res], ", "), strings.ToLower(string(res)))
 		}
 	}()
