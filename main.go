@@ -285,7 +285,7 @@ func setupUpgradeable(mgr ctrl.Manager, cfg *rest.Config, operatorConditionName 
 	if err != nil {
 		return fmt.Errorf("failed to find the OperatorCondition named by %s: %w", operatorConditionEnv, err)
 	}
-	if err := (&upgradeable.Reconciler{Reader: mgr.GetCache(), Condition: cond}).SetupWithManager(mgr); err != nil {
+	if err := (&upgradeable.Reconciler{Reader: mgr.GetCache(), Condition: cond, ConditionName: operatorConditionName}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("failed to set up Upgradeable controller: %w", err)
 	}
 	return nil
