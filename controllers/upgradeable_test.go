@@ -184,7 +184,7 @@ func TestUpgradeableNotHeldByAFailingInstance(t *testing.T) {
 		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionFalse, LastTransitionTime: metav1.Now()}}
 		p.Status.ContainerStatuses = []corev1.ContainerStatus{{
 			Name: resources.ContainerName, Image: testImage, RestartCount: 3,
-			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}},
+			State:                corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}},
 			LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1, Reason: "Error"}},
 		}}
 		return k8sClient.Status().Update(testCtx, p)
