@@ -120,6 +120,9 @@ type MemcachedReconciler struct {
 	// held maps an instance (types.NamespacedName) to when its status was first held
 	// (statusHold).
 	held sync.Map
+	// missing maps an instance (types.NamespacedName) to the pod its StatefulSet misses and when
+	// that was first seen (a missingPod; missingSince).
+	missing sync.Map
 }
 
 // +kubebuilder:rbac:groups=cache.example.com,resources=memcacheds,verbs=get;list;watch
@@ -161,6 +164,7 @@ func (r *MemcachedReconciler) reconcile(ctx context.Context, req ctrl.Request) (
 	if err := r.Get(ctx, req.NamespacedName, mc); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.held.Delete(req.NamespacedName)
+			r.missing.Delete(req.NamespacedName)
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("failed to get Memcached %s: %w", req.NamespacedName, err)
@@ -356,12 +360,21 @@ func (r *MemcachedReconciler) observe(ctx context.Context, mc *cachev1alpha1.Mem
 		obs.Err = errors.Join(obs.Err, fmt.Errorf("failed to list Pods of Memcached %s: %w", key, err))
 	}
 	obs.Pods = pods.Items
+	mcKey := client.ObjectKeyFromObject(mc)
 	if sts := obs.StatefulSet; sts != nil {
 		if obs.MissingPod = lowestMissingPod(sts, obs.Pods); obs.MissingPod != "" {
-			msg, err := r.podCreateFailure(ctx, sts, obs.MissingPod)
+			since := r.missingSince(mcKey, sts, obs.MissingPod, time.Now())
+			reported := ""
+			if d := meta.FindStatusCondition(mc.Status.Conditions, cachev1alpha1.ConditionDegraded); d != nil && d.Reason == cachev1alpha1.ReasonReplicaFailure {
+				reported = d.Message
+			}
+			msg, err := r.podCreateFailure(ctx, sts, obs.MissingPod, since, reported)
 			obs.PodCreateFailure = msg
 			obs.Err = errors.Join(obs.Err, err)
 		}
+	}
+	if obs.MissingPod == "" {
+		r.missing.Delete(mcKey)
 	}
 }
 
