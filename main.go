@@ -252,7 +252,7 @@ func run(ctx context.Context, s settings) error {
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("failed to set up Memcached controller: %w", err)
 	}
-	if err := metrics.Registry.Register(controllers.InstanceCollector{Reader: mgr.GetCache(), Elected: mgr.Elected()}); err != nil {
+	if err := metrics.Registry.Register(&controllers.InstanceCollector{Reader: mgr.GetCache(), Elected: mgr.Elected()}); err != nil {
 		return fmt.Errorf("failed to register the instance metrics: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {

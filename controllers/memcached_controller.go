@@ -559,7 +559,8 @@ func enqueueAfter(toRequests handler.MapFunc) handler.EventHandler {
 // and resourceVersion (trimSecretMetadata), never the data. The data is read with the uncached
 // API reader, only for the Secrets an instance names, when its reconcile computes the pod
 // template's hash (secretsHash). A Secret's event (created, changed, deleted) is mapped at once to
-// the Memcacheds that name it through the SecretsIndex field index, so a Secret that appears
+// the Memcacheds that name it through the SecretsIndex field index (retried when that fails:
+// secretEvents), so a Secret that appears
 // late or is rotated is seen within the watch latency, without a resync. Caching Secrets by a
 // label selector would hide Secrets users did not label; a field selector cannot list names.
 func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
@@ -612,7 +613,7 @@ func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&policyv1.PodDisruptionBudget{}, enqueueAfter(controllerOf)).
 		Watches(&networkingv1.NetworkPolicy{}, enqueueAfter(controllerOf)).
 		WatchesRawSource(source.Kind[client.Object](pods, &podview.Pod{}, enqueueAfter(cache.PodToMemcached))).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(secretToMemcacheds(mgr.GetCache())), builder.OnlyMetadata).
+		Watches(&corev1.Secret{}, secretEvents(mgr.GetCache()), builder.OnlyMetadata).
 		WatchesRawSource(source.Channel(events, &handler.EnqueueRequestForObject{})).
 		Build(r)
 	if err != nil {

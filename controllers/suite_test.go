@@ -146,7 +146,7 @@ func runSuite(m *testing.M) int {
 	}
 
 	// As main.go does: the per-instance gauges come from the manager's cache.
-	if err := metrics.Registry.Register(InstanceCollector{Reader: mgr.GetCache(), Elected: mgr.Elected()}); err != nil {
+	if err := metrics.Registry.Register(&InstanceCollector{Reader: mgr.GetCache(), Elected: mgr.Elected()}); err != nil {
 		fmt.Fprintf(os.Stderr, "failed to register the instance metrics: %v\n", err)
 		return 1
 	}
