@@ -230,6 +230,9 @@ func (r *MemcachedReconciler) reconcile(ctx context.Context, req ctrl.Request) (
 	if hold > 0 && (res.RequeueAfter == 0 || hold < res.RequeueAfter) {
 		res.RequeueAfter = hold
 	}
+	if next := status.NextTerminatingCheck(obs.Pods, time.Now()); next > 0 && (res.RequeueAfter == 0 || next < res.RequeueAfter) {
+		res.RequeueAfter = next
+	}
 	return res, nil
 }
 
