@@ -72,7 +72,7 @@ func servedPod(name string) corev1.Pod {
 			},
 			InitContainerStatuses: []corev1.ContainerStatus{{
 				Name: "istio-init", Image: "istio/proxyv2", RestartCount: 3,
-				State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}},
+				State:                corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}},
 				LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1, Reason: "Error", Message: "iptables: permission denied"}},
 			}},
 		},
