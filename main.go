@@ -26,8 +26,11 @@ import (
 	"os"
 	"runtime/debug"
 	"strconv"
+	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/discovery"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -50,6 +53,7 @@ import (
 	"github.com/example/memcached-operator/controllers/cache"
 	"github.com/example/memcached-operator/controllers/resources"
 	"github.com/example/memcached-operator/controllers/upgradeable"
+	"github.com/example/memcached-operator/internal/leaderready"
 	"github.com/example/memcached-operator/internal/logging"
 	"github.com/example/memcached-operator/internal/metricsauth"
 )
@@ -73,6 +77,11 @@ const (
 	operatorConditionEnv = "OPERATOR_CONDITION_NAME"
 	// defaultMaxConcurrentReconciles is --max-concurrent-reconciles' default (see the flag).
 	defaultMaxConcurrentReconciles = 4
+	// leaderElectionID names the leader election Lease.
+	leaderElectionID = "memcached-operator.cache.example.com"
+	// inClusterNamespaceFile holds the pod's namespace, where the Lease is when
+	// --leader-election-namespace is not set (as controller-runtime reads it).
+	inClusterNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 )
 
 var (
@@ -214,7 +223,7 @@ func run(ctx context.Context, s settings) error {
 		HealthProbeBindAddress:  s.probeAddr,
 		PprofBindAddress:        s.pprofAddr,
 		LeaderElection:          s.leaderElect,
-		LeaderElectionID:        "memcached-operator.cache.example.com",
+		LeaderElectionID:        leaderElectionID,
 		LeaderElectionNamespace: s.leaderElectionNamespace,
 		// Safe because the process exits as soon as the manager stops: a replacement (an upgrade
 		// or a rescheduled pod) takes over at once instead of waiting for the lease to expire.
@@ -252,7 +261,7 @@ func run(ctx context.Context, s settings) error {
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("failed to set up Memcached controller: %w", err)
 	}
-	if err := metrics.Registry.Register(controllers.InstanceCollector{Reader: mgr.GetCache(), Elected: mgr.Elected()}); err != nil {
+	if err := metrics.Registry.Register(&controllers.InstanceCollector{Reader: mgr.GetCache(), Elected: mgr.Elected()}); err != nil {
 		return fmt.Errorf("failed to register the instance metrics: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
@@ -260,6 +269,24 @@ func run(ctx context.Context, s settings) error {
 	}
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return fmt.Errorf("failed to add ready check: %w", err)
+	}
+	if s.leaderElect {
+		// Ready means able to do the work: leading, or standing by behind a leader that renews the
+		// Lease; a replica refused the Lease fails readiness (leaderready). healthz stays a ping: a
+		// restart would not get the Lease either.
+		ns := s.leaderElectionNamespace
+		if ns == "" {
+			b, err := os.ReadFile(inClusterNamespaceFile)
+			if err != nil {
+				return fmt.Errorf("failed to read the operator's namespace for the leader election Lease: %w", err)
+			}
+			ns = strings.TrimSpace(string(b))
+		}
+		check := &leaderready.Check{Elected: mgr.Elected(), Reader: mgr.GetAPIReader(),
+			Lease: types.NamespacedName{Namespace: ns, Name: leaderElectionID}, Start: time.Now()}
+		if err := mgr.AddReadyzCheck("leader-election", check.Check); err != nil {
+			return fmt.Errorf("failed to add the leader election ready check: %w", err)
+		}
 	}
 
 	setupLog.Info("Starting manager", "defaultImage", s.defaultImage, "defaultExporterImage", s.defaultExporterImage)
@@ -285,7 +312,7 @@ func setupUpgradeable(mgr ctrl.Manager, cfg *rest.Config, operatorConditionName 
 	if err != nil {
 		return fmt.Errorf("failed to find the OperatorCondition named by %s: %w", operatorConditionEnv, err)
 	}
-	if err := (&upgradeable.Reconciler{Reader: mgr.GetCache(), Condition: cond}).SetupWithManager(mgr); err != nil {
+	if err := (&upgradeable.Reconciler{Reader: mgr.GetCache(), Condition: cond, ConditionName: operatorConditionName}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("failed to set up Upgradeable controller: %w", err)
 	}
 	return nil

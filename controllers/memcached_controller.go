@@ -120,6 +120,9 @@ type MemcachedReconciler struct {
 	// held maps an instance (types.NamespacedName) to when its status was first held
 	// (statusHold).
 	held sync.Map
+	// missing maps an instance (types.NamespacedName) to the pod its StatefulSet misses and when
+	// that was first seen (a missingPod; missingSince).
+	missing sync.Map
 }
 
 // +kubebuilder:rbac:groups=cache.example.com,resources=memcacheds,verbs=get;list;watch
@@ -161,6 +164,7 @@ func (r *MemcachedReconciler) reconcile(ctx context.Context, req ctrl.Request) (
 	if err := r.Get(ctx, req.NamespacedName, mc); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.held.Delete(req.NamespacedName)
+			r.missing.Delete(req.NamespacedName)
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("failed to get Memcached %s: %w", req.NamespacedName, err)
@@ -229,6 +233,9 @@ func (r *MemcachedReconciler) reconcile(ctx context.Context, req ctrl.Request) (
 	if hold > 0 && (res.RequeueAfter == 0 || hold < res.RequeueAfter) {
 		res.RequeueAfter = hold
 	}
+	if next := status.NextTerminatingCheck(obs.Pods, time.Now()); next > 0 && (res.RequeueAfter == 0 || next < res.RequeueAfter) {
+		res.RequeueAfter = next
+	}
 	return res, nil
 }
 
@@ -263,7 +270,7 @@ func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1
 	changed := map[apply.Result][]string{}
 	related := map[apply.Result][]client.Object{}
 	defer func() {
-		for _, res := range []apply.Result{apply.Created, apply.Updated} {
+		for _, res := range []apply.Result{apply.Created, apply.Updated, apply.Restored} {
 			if len(changed[res]) == 0 {
 				continue
 			}
@@ -271,7 +278,11 @@ func (r *MemcachedReconciler) applyDesiredState(ctx context.Context, mc *cachev1
 			if len(related[res]) == 1 {
 				rel = related[res][0]
 			}
-			r.Recorder.Eventf(mc, rel, corev1.EventTypeNormal, string(res), "Apply", "%s %s",
+			note := "%s %s"
+			if res == apply.Restored {
+				note += ": the labels the operator sets had been removed; they are back, and the object follows the spec again"
+			}
+			r.Recorder.Eventf(mc, rel, corev1.EventTypeNormal, string(res), "Apply", note,
 				strings.Join(changed[res], ", "), strings.ToLower(string(res)))
 		}
 	}()
@@ -355,12 +366,21 @@ func (r *MemcachedReconciler) observe(ctx context.Context, mc *cachev1alpha1.Mem
 		obs.Err = errors.Join(obs.Err, fmt.Errorf("failed to list Pods of Memcached %s: %w", key, err))
 	}
 	obs.Pods = pods.Items
+	mcKey := client.ObjectKeyFromObject(mc)
 	if sts := obs.StatefulSet; sts != nil {
 		if obs.MissingPod = lowestMissingPod(sts, obs.Pods); obs.MissingPod != "" {
-			msg, err := r.podCreateFailure(ctx, sts, obs.MissingPod)
+			since := r.missingSince(mcKey, sts, obs.MissingPod, time.Now())
+			reported := ""
+			if d := meta.FindStatusCondition(mc.Status.Conditions, cachev1alpha1.ConditionDegraded); d != nil && d.Reason == cachev1alpha1.ReasonReplicaFailure {
+				reported = d.Message
+			}
+			msg, err := r.podCreateFailure(ctx, sts, obs.MissingPod, since, reported)
 			obs.PodCreateFailure = msg
 			obs.Err = errors.Join(obs.Err, err)
 		}
+	}
+	if obs.MissingPod == "" {
+		r.missing.Delete(mcKey)
 	}
 }
 
@@ -545,7 +565,8 @@ func enqueueAfter(toRequests handler.MapFunc) handler.EventHandler {
 // and resourceVersion (trimSecretMetadata), never the data. The data is read with the uncached
 // API reader, only for the Secrets an instance names, when its reconcile computes the pod
 // template's hash (secretsHash). A Secret's event (created, changed, deleted) is mapped at once to
-// the Memcacheds that name it through the SecretsIndex field index, so a Secret that appears
+// the Memcacheds that name it through the SecretsIndex field index (retried when that fails:
+// secretEvents), so a Secret that appears
 // late or is rotated is seen within the watch latency, without a resync. Caching Secrets by a
 // label selector would hide Secrets users did not label; a field selector cannot list names.
 func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
@@ -598,7 +619,7 @@ func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&policyv1.PodDisruptionBudget{}, enqueueAfter(controllerOf)).
 		Watches(&networkingv1.NetworkPolicy{}, enqueueAfter(controllerOf)).
 		WatchesRawSource(source.Kind[client.Object](pods, &podview.Pod{}, enqueueAfter(cache.PodToMemcached))).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(secretToMemcacheds(mgr.GetCache())), builder.OnlyMetadata).
+		Watches(&corev1.Secret{}, secretEvents(mgr.GetCache()), builder.OnlyMetadata).
 		WatchesRawSource(source.Channel(events, &handler.EnqueueRequestForObject{})).
 		Build(r)
 	if err != nil {

@@ -99,7 +99,7 @@ func TestInstanceMetrics(t *testing.T) {
 	// The same cache, in a replica that leads and in one that does not (yet).
 	series := func(elected chan struct{}) int {
 		reg := prometheus.NewPedanticRegistry()
-		reg.MustRegister(InstanceCollector{Reader: k8sClient, Elected: elected})
+		reg.MustRegister(&InstanceCollector{Reader: k8sClient, Elected: elected})
 		families, err := reg.Gather()
 		g.Expect(err).NotTo(HaveOccurred())
 		n := 0

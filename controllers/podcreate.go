@@ -26,6 +26,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -63,22 +64,74 @@ func lowestMissingPod(sts *appsv1.StatefulSet, pods []podview.Pod) string {
 	return ""
 }
 
-// podCreateFailure returns why sts cannot create pod: the message of the newest FailedCreate event
-// the StatefulSet controller recorded for that pod ("Create Pod <pod> in StatefulSet <sts> failed
-// error: ..."), cut to podCreateFailureMax bytes, or "" when there is none. It reads the API server
-// directly (r.APIReader): the manager caches no events, and this runs only while a pod is missing.
+// podEventSlack is how much earlier than the operator first saw a pod missing a FailedCreate
+// event for it may have been last seen and still explain that absence. The StatefulSet
+// controller tries to create the pod, and records the failure, as soon as its own watch sees the
+// pod gone; the operator sees it after its pod watch, coalesceDelay and the wait in its work
+// queue (seconds at scale: make bench-scale measured a mean wait of 36 s with one worker, well
+// under that with the default four), and the two clocks (kube-controller-manager's and the
+// operator's node) may differ by a few seconds.
+const podEventSlack = 30 * time.Second
+
+// missingPod is when the reconciler first saw a StatefulSet's pod missing (missingSince).
+type missingPod struct {
+	// sts is the StatefulSet's UID; pod the missing pod's name.
+	sts types.UID
+	pod string
+	// since is when the reconciler first saw pod missing.
+	since time.Time
+}
+
+// missingSince returns when the reconciler first saw pod of sts missing, for the instance key:
+// now, when it was not missing (or another pod was) at the instance's previous reconcile. The
+// time is this process's: after a restart a pod missing for long counts as missing from then on,
+// and a failure already reported is kept through its message (currentPodCreateFailure).
+func (r *MemcachedReconciler) missingSince(key types.NamespacedName, sts *appsv1.StatefulSet, pod string, now time.Time) time.Time {
+	if v, ok := r.missing.Load(key); ok {
+		if m := v.(missingPod); m.sts == sts.UID && m.pod == pod {
+			return m.since
+		}
+	}
+	r.missing.Store(key, missingPod{sts: sts.UID, pod: pod, since: now})
+	return now
+}
+
+// podCreateFailure returns why sts cannot create pod, missing since since: the message of the
+// newest FailedCreate event the StatefulSet controller recorded for that pod ("Create Pod <pod>
+// in StatefulSet <sts> failed error: ...") that is current (currentPodCreateFailure), cut to
+// podCreateFailureMax bytes, or "" when there is none. reported is the message of the instance's
+// stored Degraded condition. It reads the API server directly (r.APIReader), listing only the
+// FailedCreate events of sts (field selector on involvedObject.uid and reason): the manager
+// caches no events, and this runs only while a pod is missing.
 // Why the lowest missing ordinal: the controller retries every missing pod, in parallel, and the
 // message of one fixed pod stays the same from retry to retry, so the condition is written once.
-func (r *MemcachedReconciler) podCreateFailure(ctx context.Context, sts *appsv1.StatefulSet, pod string) (string, error) {
+func (r *MemcachedReconciler) podCreateFailure(ctx context.Context, sts *appsv1.StatefulSet, pod string, since time.Time, reported string) (string, error) {
 	events := &corev1.EventList{}
 	sel := fields.SelectorFromSet(fields.Set{"involvedObject.uid": string(sts.UID), "reason": "FailedCreate"})
 	if err := r.APIReader.List(ctx, events, client.InNamespace(sts.Namespace), client.MatchingFieldsSelector{Selector: sel}); err != nil {
 		return "", fmt.Errorf("failed to list the events of StatefulSet %s/%s: %w", sts.Namespace, sts.Name, err)
 	}
+	return currentPodCreateFailure(events.Items, sts.Name, pod, since, reported), nil
+}
+
+// currentPodCreateFailure returns the message, cut to podCreateFailureMax bytes, of the newest of
+// events (FailedCreate events of StatefulSet stsName) about pod that explains its absence now:
+// one last seen at most podEventSlack before since, when the operator first saw the pod missing.
+// An older event is about an earlier absence (a quota long since raised, a pod that was created
+// after it and has gone again since): reported as current it would be a false Degraded and a new
+// Warning. The StatefulSet controller retries a failed create at once when the pod goes missing
+// again, so a cause that persists is recorded anew. Kept whatever its age: an event whose message is
+// the failure the instance already reports (reported, its Degraded message: "StatefulSet
+// <sts>: <message>"), so a failure that persists through an operator restart stays reported.
+func currentPodCreateFailure(events []corev1.Event, stsName, pod string, since time.Time, reported string) string {
 	var newest *corev1.Event
-	for i := range events.Items {
-		e := &events.Items[i]
+	for i := range events {
+		e := &events[i]
 		if !strings.Contains(e.Message, "Pod "+pod+" ") {
+			continue
+		}
+		msg := status.Truncate(e.Message, podCreateFailureMax)
+		if lastSeen(e).Before(since.Add(-podEventSlack)) && reported != "StatefulSet "+stsName+": "+msg {
 			continue
 		}
 		if newest == nil || lastSeen(e).After(lastSeen(newest)) {
@@ -86,9 +139,9 @@ func (r *MemcachedReconciler) podCreateFailure(ctx context.Context, sts *appsv1.
 		}
 	}
 	if newest == nil {
-		return "", nil
+		return ""
 	}
-	return status.Truncate(newest.Message, podCreateFailureMax), nil
+	return status.Truncate(newest.Message, podCreateFailureMax)
 }
 
 // lastSeen is when e last happened: its series' last observation, else lastTimestamp, else

@@ -64,7 +64,7 @@ const (
 	// watchedNamespaces is the WATCH_NAMESPACE of the suite's manager; tests use these namespaces,
 	// and t-unwatched (not in the list) to prove that the manager leaves other namespaces alone.
 	watchedNamespaces = "t-create, t-status,t-drift,t-foreign,t-admission,t-quiet,t-two,t-optional,t-scale,t-pause,t-terminating,t-cost,t-recreate,t-upgrade,t-netpol,t-netpol-foreign,t-shutdown,t-secrets,t-restart,t-metrics,t-stable,t-stable-move," +
-		"t-monitoring,t-crashloop,t-stsfail,t-avail-event,t-hold"
+		"t-monitoring,t-crashloop,t-stsfail,t-avail-event,t-hold,t-relabel,t-upgradeable-fail,t-oldevent,t-serving"
 	// testExporterImage is the operator's default exporter image (RELATED_IMAGE_MEMCACHED_EXPORTER).
 	testExporterImage = "registry.example.com/memcached-exporter:v0.16.0"
 )
@@ -146,7 +146,7 @@ func runSuite(m *testing.M) int {
 	}
 
 	// As main.go does: the per-instance gauges come from the manager's cache.
-	if err := metrics.Registry.Register(InstanceCollector{Reader: mgr.GetCache(), Elected: mgr.Elected()}); err != nil {
+	if err := metrics.Registry.Register(&InstanceCollector{Reader: mgr.GetCache(), Elected: mgr.Elected()}); err != nil {
 		fmt.Fprintf(os.Stderr, "failed to register the instance metrics: %v\n", err)
 		return 1
 	}

@@ -69,6 +69,13 @@ const (
 	// pod and container, the kubelet's reason, the last exit code and termination message and,
 	// where the operator can tell, the spec field responsible. The other pods keep serving.
 	ReasonContainerFailing = "ContainerFailing"
+	// ReasonPodUnschedulable (Degraded=True): a pod of the instance cannot be scheduled (no node
+	// has the resources, a taint or affinity excludes every node); the message is the scheduler's.
+	ReasonPodUnschedulable = "PodUnschedulable"
+	// ReasonPodStuckTerminating (Degraded=True): a pod of the instance is still there well after
+	// its grace period ended (its node is unreachable, or a finalizer holds it); a StatefulSet
+	// cannot replace it until it is gone.
+	ReasonPodStuckTerminating = "PodStuckTerminating"
 	// ReasonAsExpected (Degraded=False): nothing is wrong.
 	ReasonAsExpected = "AsExpected"
 	// ReasonDeploymentNotFound (Available=False, Progressing=True): the Deployment does not exist yet.

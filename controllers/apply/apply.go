@@ -32,6 +32,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/lru"
@@ -65,6 +66,10 @@ const (
 	Created Result = "Created"
 	// Updated: the object drifted and its owned fields have been patched.
 	Updated Result = "Updated"
+	// Restored: the object is controlled by the Memcached but had lost labels the operator sets,
+	// among them those the manager's cache selects by, so the cache no longer saw it; they have
+	// been put back and the owned fields patched (see Object).
+	Restored Result = "Restored"
 )
 
 // Owned describes how to reconcile one kind the operator owns: Desired is built by a pure builder,
@@ -94,12 +99,19 @@ type Owned[T client.Object] struct {
 // API failure.
 //
 // Reads come from c (the manager's cache, which sees only objects labelled as managed); reader is an
-// uncached client used once, when a create reports AlreadyExists, to tell a foreign object from an
-// own one the cache has not seen yet.
+// uncached client used when a create reports AlreadyExists: the object exists but the cache does
+// not hold it. Either the cache has not caught up with an earlier create of ours (the object is
+// as desired: nothing is written), or someone removed labels the cache selects by (kubectl label
+// ... app.kubernetes.io/managed-by-): then the object is still ours by its controller owner
+// reference, and its labels and owned fields are patched back (Restored), so the cache sees it
+// again and later spec changes reach it. Without this, every reconcile created, got AlreadyExists
+// and reported nothing, and no spec change was ever applied again. An object mc does not control
+// is a *ConflictError, as when the cache holds it.
 func Object[T client.Object](ctx context.Context, c client.Client, reader client.Reader, scheme *runtime.Scheme,
 	mc *cachev1alpha1.Memcached, o Owned[T]) (T, Result, error) {
 	key := client.ObjectKeyFromObject(o.Desired)
 	err := c.Get(ctx, key, o.Live)
+	uncached := false
 	switch {
 	case apierrors.IsNotFound(err):
 		if err := controllerutil.SetControllerReference(mc, o.Desired, scheme); err != nil {
@@ -118,16 +130,12 @@ func Object[T client.Object](ctx context.Context, c client.Client, reader client
 		if err := reader.Get(ctx, key, o.Live); err != nil {
 			return o.Live, Unchanged, fmt.Errorf("failed to get %s %s: %w", o.Kind, key, err)
 		}
-		if err := NotControlled(o.Live, mc, o.Kind); err != nil {
-			return o.Live, Unchanged, err
-		}
-		// Ours, created by an earlier reconcile the cache has not caught up with: the watch event
-		// that follows brings us back.
-		return o.Live, Unchanged, nil
+		uncached = true
 	case err != nil:
 		return o.Live, Unchanged, fmt.Errorf("failed to get %s %s: %w", o.Kind, key, err)
 	}
 	if o.FromCache != nil {
+		// A no-op on an object read from the API server (reader).
 		if err := o.FromCache(o.Live); err != nil {
 			return o.Live, Unchanged, err
 		}
@@ -141,6 +149,10 @@ func Object[T client.Object](ctx context.Context, c client.Client, reader client
 	}
 	if !o.NeedsUpdate(o.Live, o.Desired) {
 		return o.Live, Unchanged, nil
+	}
+	updated := Updated
+	if uncached && !labels.SelectorFromSet(o.Desired.GetLabels()).Matches(labels.Set(o.Live.GetLabels())) {
+		updated = Restored
 	}
 	base := o.Live.DeepCopyObject().(client.Object)
 	o.Update(o.Live, o.Desired)
@@ -162,7 +174,7 @@ func Object[T client.Object](ctx context.Context, c client.Client, reader client
 		// o.Update copied from o.Desired into o.Live and left o.Desired as it was.
 		rememberKept(written, intentOf(o.Desired))
 	}
-	return written, Updated, nil
+	return written, updated, nil
 }
 
 // emptyLike returns a new object of obj's type carrying only its name and namespace.

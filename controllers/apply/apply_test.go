@@ -19,10 +19,13 @@ package apply_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
@@ -151,5 +154,92 @@ func TestObjectFieldDroppedByServer(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// An object the Memcached controls that lost the labels the manager's cache selects by (someone
+// ran kubectl label ... app.kubernetes.io/managed-by-) is found through the uncached reader when
+// the create reports AlreadyExists, and gets its labels and owned fields back in one patch
+// (Restored); an own object the cache has only not caught up with is left alone, and a foreign
+// one is a ConflictError. The cache is a fake client that, like the manager's, does not see objects
+// without the managed-by label.
+func TestObjectLostLabels(t *testing.T) {
+	ctx := context.Background()
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	if err := cachev1alpha1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	patches := 0
+	server := fake.NewClientBuilder().WithScheme(scheme).Build()
+	cached := interceptor.NewClient(server.(client.WithWatch), interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			if err := c.Get(ctx, key, obj, opts...); err != nil {
+				return err
+			}
+			if obj.GetLabels()[resources.LabelManagedBy] != resources.ManagedBy {
+				return apierrors.NewNotFound(schema.GroupResource{Resource: "deployments"}, key.Name)
+			}
+			return nil
+		},
+		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+			patches++
+			return c.Patch(ctx, obj, patch, opts...)
+		},
+	})
+	mc := fixture.Defaulted("lost", func(mc *cachev1alpha1.Memcached) { mc.UID = "uid-lost" })
+	apply1 := func() (*appsv1.Deployment, apply.Result, error) {
+		t.Helper()
+		d := resources.DesiredState(mc, resources.Options{DefaultImage: "memcached:1"}, resources.SecretHashes{}, nil, resources.Handover{})[0]
+		obj, res, err := d.Apply(ctx, cached, server, scheme, mc)
+		return obj.(*appsv1.Deployment), res, err
+	}
+	if _, res, err := apply1(); err != nil || res != apply.Created {
+		t.Fatalf("create: %s, %v", res, err)
+	}
+	live := func() *appsv1.Deployment {
+		d := &appsv1.Deployment{}
+		if err := server.Get(ctx, client.ObjectKey{Namespace: mc.Namespace, Name: mc.Name}, d); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+
+	// The cache has not caught up with the create (labels intact): nothing is written.
+	if _, res, err := apply1(); err != nil || res != apply.Unchanged || patches != 0 {
+		t.Fatalf("steady state: %s after %d patches, %v; want Unchanged after 0", res, patches, err)
+	}
+
+	// The label is stripped and the spec changes: both are applied in one patch.
+	d := live()
+	delete(d.Labels, resources.LabelManagedBy)
+	if err := server.Update(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	mc.Spec.Size = 5
+	got, res, err := apply1()
+	if err != nil || res != apply.Restored || patches != 1 {
+		t.Fatalf("lost label: %s after %d patches, %v; want Restored after 1", res, patches, err)
+	}
+	d = live()
+	if d.Labels[resources.LabelManagedBy] != resources.ManagedBy || ptr.Deref(d.Spec.Replicas, 0) != 5 || ptr.Deref(got.Spec.Replicas, 0) != 5 {
+		t.Errorf("after the restore: labels %v, replicas %d (returned %d), want managed-by back and 5", d.Labels, ptr.Deref(d.Spec.Replicas, 0), ptr.Deref(got.Spec.Replicas, 0))
+	}
+	if _, res, err := apply1(); err != nil || res != apply.Unchanged || patches != 1 {
+		t.Errorf("after the restore: %s after %d patches, %v; want Unchanged, no new patch", res, patches, err)
+	}
+
+	// The same name, not controlled by mc and without our labels: a conflict, left untouched.
+	d = live()
+	d.OwnerReferences = nil
+	delete(d.Labels, resources.LabelManagedBy)
+	if err := server.Update(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	var ce *apply.ConflictError
+	if _, _, err := apply1(); !errors.As(err, &ce) || patches != 1 {
+		t.Errorf("foreign object: %v after %d patches, want a ConflictError and no patch", err, patches)
 	}
 }

@@ -147,10 +147,13 @@ func internLabels(l map[string]string) map[string]string {
 // only what the operator reads: name and namespace (status.nodes), resourceVersion (the informer
 // tells a real update from a resync by it), the labels app.kubernetes.io/name, instance and
 // managed-by (PodToMemcached maps a pod to its instance by them, the instance's pod selector
-// matches name and instance), the deletion timestamp (a terminating pod is not counted), and of
-// the status the phase, the Ready condition and the pod IP (status.nodes, readyReplicas,
-// serverList). Dropped: UID, owner references, the other labels, every annotation, managed fields,
-// the other conditions (the spec and the rest of the status are not even decoded, see podview).
+// matches name and instance), the deletion timestamp (a terminating pod is not counted; one that
+// outlives its grace period is named in Degraded), and of the status the phase, the Ready
+// condition and the pod IP (status.nodes, readyReplicas, serverList), a PodScheduled=False
+// condition with reason Unschedulable and its message, and the statuses of the failing containers
+// and init containers (status.Failing; Degraded). Dropped: UID, owner references, the other
+// labels, every annotation, managed fields, the other conditions and the reason and message of
+// Ready (the spec and the rest of the status are not even decoded, see podview).
 // Anything that is not a podview.Pod (a tombstone) is returned as it is.
 func TrimPod(obj any) (any, error) {
 	p, ok := obj.(*podview.Pod)
@@ -167,21 +170,33 @@ func TrimPod(obj any) (any, error) {
 		Status: podview.PodStatus{Phase: corev1.PodPhase(intern(string(p.Status.Phase))), PodIP: p.Status.PodIP},
 	}
 	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			out.Status.Conditions = []podview.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionStatus(intern(string(c.Status)))}}
-			break
+		switch {
+		case c.Type == corev1.PodReady:
+			out.Status.Conditions = append(out.Status.Conditions, podview.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionStatus(intern(string(c.Status)))})
+		case status.Unschedulable(&c):
+			out.Status.Conditions = append(out.Status.Conditions, podview.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
+				Reason: c.Reason, Message: status.Truncate(c.Message, maxStateMessage)})
 		}
 	}
-	for _, c := range p.Status.ContainerStatuses {
+	out.Status.ContainerStatuses = failingStatuses(p.Status.ContainerStatuses)
+	out.Status.InitContainerStatuses = failingStatuses(p.Status.InitContainerStatuses)
+	return out, nil
+}
+
+// failingStatuses returns the statuses of statuses that fail (status.Failing), their messages
+// truncated to maxStateMessage bytes; nil when none fails.
+func failingStatuses(statuses []podview.ContainerStatus) []podview.ContainerStatus {
+	var out []podview.ContainerStatus
+	for _, c := range statuses {
 		if status.Failing(&c) {
 			c.State.Waiting = truncatedWaiting(c.State.Waiting)
 			c.State.Terminated = truncatedTerminated(c.State.Terminated)
 			c.LastTerminationState.Waiting = nil
 			c.LastTerminationState.Terminated = truncatedTerminated(c.LastTerminationState.Terminated)
-			out.Status.ContainerStatuses = append(out.Status.ContainerStatuses, c)
+			out = append(out, c)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // maxStateMessage bounds the bytes of a waiting or termination message the cache keeps (a

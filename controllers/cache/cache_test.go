@@ -126,6 +126,24 @@ func TestTrimPodKeepsWhatStatusNeeds(t *testing.T) {
 				p.Status.ContainerStatuses[0].LastTerminationState = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 71, Reason: "Error", Message: "failed to set rlimit for open files", StartedAt: now, FinishedAt: now}}
 			}),
 		},
+		// An init container injected at admission that crash-loops, and a pod no node can take.
+		"init container failing and unschedulable": {
+			fullPod("c-1", "10.244.0.1", true),
+			fullPod("c-2", "", false, func(p *corev1.Pod) {
+				p.Status.Phase = corev1.PodPending
+				p.Status.InitContainerStatuses = []corev1.ContainerStatus{
+					{Name: "done", Ready: true, State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0, Reason: "Completed"}}},
+					{Name: "istio-init", RestartCount: 2, State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff", Message: "back-off 20s"}},
+						LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1, Reason: "Error", Message: "iptables: permission denied"}}},
+				}
+			}),
+			fullPod("c-3", "", false, func(p *corev1.Pod) {
+				p.Status.Phase = corev1.PodPending
+				p.Status.ContainerStatuses = nil
+				p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable,
+					Message: "0/3 nodes are available: 3 Insufficient memory.", LastTransitionTime: now}}
+			}),
+		},
 		// A step of a crash loop (or an old crash and a missed readiness probe): kept, since it holds
 		// a ContainerFailing already reported.
 		"running again after a crash": {
@@ -148,8 +166,12 @@ func TestTrimPodKeepsWhatStatusNeeds(t *testing.T) {
 					t.Fatalf("trimPod: %v", err)
 				}
 				p := out.(*podview.Pod)
-				keptHealthy := slices.ContainsFunc(p.Status.ContainerStatuses, func(c podview.ContainerStatus) bool { return !status.Failing(&c) })
-				if p.Annotations != nil || p.ManagedFields != nil || len(p.Status.Conditions) > 1 || keptHealthy {
+				healthy := func(c podview.ContainerStatus) bool { return !status.Failing(&c) }
+				keptHealthy := slices.ContainsFunc(p.Status.ContainerStatuses, healthy) || slices.ContainsFunc(p.Status.InitContainerStatuses, healthy)
+				otherCondition := slices.ContainsFunc(p.Status.Conditions, func(c podview.PodCondition) bool {
+					return !(c.Type == corev1.PodReady && c.Reason == "" && c.Message == "") && !status.Unschedulable(&c)
+				})
+				if p.Annotations != nil || p.ManagedFields != nil || otherCondition || keptHealthy {
 					t.Errorf("trimPod kept more than status needs: %+v", p)
 				}
 				if got, want := PodToMemcached(t.Context(), p), PodToMemcached(t.Context(), &served[i]); !equality.Semantic.DeepEqual(got, want) {

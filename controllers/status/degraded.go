@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -40,11 +41,15 @@ import (
 //   - ReconcileError: an API call failed (the message says which);
 //   - ReplicaFailure: the Deployment cannot create pods (quota, admission), or the StatefulSet
 //     cannot (Observed.PodCreateFailure);
-//   - ContainerFailing: a container of a pod cannot start or keeps failing (containerFailure);
+//   - ContainerFailing: a container or init container of a pod (of the template, or injected at
+//     admission such as a service mesh's) cannot start or keeps failing (containerFailure);
+//   - PodUnschedulable: a pod cannot be scheduled (unschedulable);
+//   - PodStuckTerminating: a pod is still there TerminatingSlack after its grace period ended
+//     (stuckTerminating, at now);
 //   - ProgressDeadlineExceeded: the Deployment's rollout is stuck;
 //
 // otherwise False with AsExpected.
-func degradedCondition(mc *cachev1alpha1.Memcached, obs Observed) conditionState {
+func degradedCondition(mc *cachev1alpha1.Memcached, obs Observed, now time.Time) conditionState {
 	dep := obs.Deployment
 	switch {
 	case len(obs.Conflicts) > 0:
@@ -65,6 +70,12 @@ func degradedCondition(mc *cachev1alpha1.Memcached, obs Observed) conditionState
 	}
 	if msg := containerFailure(mc, obs.Pods); msg != "" {
 		return conditionState{metav1.ConditionTrue, cachev1alpha1.ReasonContainerFailing, msg}
+	}
+	if msg := unschedulable(obs.Pods); msg != "" {
+		return conditionState{metav1.ConditionTrue, cachev1alpha1.ReasonPodUnschedulable, msg}
+	}
+	if msg := stuckTerminating(obs.Pods, now); msg != "" {
+		return conditionState{metav1.ConditionTrue, cachev1alpha1.ReasonPodStuckTerminating, msg}
 	}
 	if c := deploymentCondition(dep, appsv1.DeploymentProgressing, corev1.ConditionFalse); c != nil {
 		return conditionState{metav1.ConditionTrue, cachev1alpha1.ReasonProgressDeadline, c.Message}
@@ -146,6 +157,7 @@ func containerFailure(mc *cachev1alpha1.Memcached, pods []podview.Pod) string {
 	// One pass, no allocation: it runs in every reconcile, and almost always finds nothing.
 	var first *podview.Pod
 	var firstStatus *podview.ContainerStatus
+	var firstInit bool
 	failingPods := 0
 	holding := reportsContainerFailing(mc)
 	for i := range pods {
@@ -153,11 +165,13 @@ func containerFailure(mc *cachev1alpha1.Memcached, pods []podview.Pod) string {
 		if p.DeletionTimestamp != nil {
 			continue
 		}
-		for j := range p.Status.ContainerStatuses {
-			if c := &p.Status.ContainerStatuses[j]; Failing(c) && (holding || !restarted(c)) {
+		// Init containers first: while one fails, the containers do not start.
+		for j := range len(p.Status.InitContainerStatuses) + len(p.Status.ContainerStatuses) {
+			c, init := containerStatus(p, j)
+			if Failing(c) && (holding || !restarted(c)) {
 				failingPods++
 				if first == nil || p.Name < first.Name {
-					first, firstStatus = p, c
+					first, firstStatus, firstInit = p, c, init
 				}
 				break
 			}
@@ -166,11 +180,120 @@ func containerFailure(mc *cachev1alpha1.Memcached, pods []podview.Pod) string {
 	if first == nil {
 		return ""
 	}
-	msg := "pod " + first.Name + ": " + describeFailure(mc, firstStatus)
+	msg := "pod " + first.Name + ": "
+	if firstInit {
+		msg += "init "
+	}
+	msg += describeFailure(mc, firstStatus)
 	if failingPods > 1 {
 		msg += fmt.Sprintf(" (%d more pods failing)", failingPods-1)
 	}
 	return msg
+}
+
+// containerStatus returns the status of p's container j, counting its init containers first, and
+// whether it is an init container's.
+func containerStatus(p *podview.Pod, j int) (*podview.ContainerStatus, bool) {
+	if n := len(p.Status.InitContainerStatuses); j < n {
+		return &p.Status.InitContainerStatuses[j], true
+	}
+	return &p.Status.ContainerStatuses[j-len(p.Status.InitContainerStatuses)], false
+}
+
+// Unschedulable reports whether c is a pod's PodScheduled=False condition with reason
+// Unschedulable: the scheduler found no node for the pod.
+func Unschedulable(c *podview.PodCondition) bool {
+	return c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable
+}
+
+// unschedulable returns why the first pod by name (not being deleted) that cannot be scheduled
+// cannot, "" when every pod can:
+//
+//	pod <pod> cannot be scheduled: <the scheduler's message>[ (<k> more pods unschedulable)]
+func unschedulable(pods []podview.Pod) string {
+	var first *podview.Pod
+	var firstCond *podview.PodCondition
+	n := 0
+	for i := range pods {
+		p := &pods[i]
+		if p.DeletionTimestamp != nil {
+			continue
+		}
+		for j := range p.Status.Conditions {
+			if c := &p.Status.Conditions[j]; Unschedulable(c) {
+				n++
+				if first == nil || p.Name < first.Name {
+					first, firstCond = p, c
+				}
+				break
+			}
+		}
+	}
+	if first == nil {
+		return ""
+	}
+	msg := "pod " + first.Name + " cannot be scheduled"
+	if m := strings.TrimSpace(firstCond.Message); m != "" {
+		msg += ": " + m
+	}
+	if n > 1 {
+		msg += fmt.Sprintf(" (%d more pods unschedulable)", n-1)
+	}
+	return msg
+}
+
+// TerminatingSlack is how long after the end of its grace period (its deletionTimestamp) a pod
+// may still exist before it counts as stuck: the kubelet kills its containers at that time and
+// removes the pod within seconds; a pod still there half a minute later has a node that does not
+// answer (the node controller marks it NotReady after 40 s, and nothing deletes its pods until it
+// is back or removed) or a finalizer that holds it.
+const TerminatingSlack = 30 * time.Second
+
+// stuckTerminating returns, at now, which pod has outlived its grace period by more than
+// TerminatingSlack (the first by name), "" when none has. The message names the end of the grace
+// period, not the time since, so that it stays the same while the pod stays:
+//
+//	pod <pod> has not terminated: its grace period ended at <RFC 3339 time>; its node may be unreachable, or a finalizer holds it[ (<k> more pods)]
+func stuckTerminating(pods []podview.Pod, now time.Time) string {
+	var first *podview.Pod
+	n := 0
+	for i := range pods {
+		p := &pods[i]
+		if p.DeletionTimestamp == nil || now.Sub(p.DeletionTimestamp.Time) <= TerminatingSlack {
+			continue
+		}
+		n++
+		if first == nil || p.Name < first.Name {
+			first = p
+		}
+	}
+	if first == nil {
+		return ""
+	}
+	msg := fmt.Sprintf("pod %s has not terminated: its grace period ended at %s; its node may be unreachable, or a finalizer holds it",
+		first.Name, first.DeletionTimestamp.UTC().Format(time.RFC3339))
+	if n > 1 {
+		msg += fmt.Sprintf(" (%d more pods)", n-1)
+	}
+	return msg
+}
+
+// NextTerminatingCheck returns how long after now the first of pods that is terminating and not
+// stuck yet (stuckTerminating) will be, 0 when none will: no watch event marks that moment, so
+// the reconciler looks again then.
+func NextTerminatingCheck(pods []podview.Pod, now time.Time) time.Duration {
+	var next time.Duration
+	for i := range pods {
+		p := &pods[i]
+		if p.DeletionTimestamp == nil {
+			continue
+		}
+		// Stuck once strictly more than TerminatingSlack has passed: a millisecond after that.
+		if d := p.DeletionTimestamp.Add(TerminatingSlack).Sub(now) + time.Millisecond; d > 0 && (next == 0 || d < next) {
+			next = d
+		}
+	}
+	return next
 }
 
 // describeFailure says how container status c fails, with the spec field of mc that the failure

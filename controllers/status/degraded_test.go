@@ -17,6 +17,7 @@ limitations under the License.
 import (
 	"errors"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -41,6 +42,12 @@ func crashing(name string, code int32, msg string) podview.Pod {
 // podWith is a running, not ready pod name with container statuses cs.
 func podWith(name string, cs ...podview.ContainerStatus) podview.Pod {
 	return podview.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: podview.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: cs}}
+}
+
+// initFailing is a pending pod name whose init containers have statuses cs.
+func initFailing(name string, cs ...podview.ContainerStatus) podview.Pod {
+	return podview.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: podview.PodStatus{Phase: corev1.PodPending, InitContainerStatuses: cs,
+		ContainerStatuses: []podview.ContainerStatus{{Name: resources.ContainerName, State: podview.ContainerState{Waiting: &podview.ContainerStateWaiting{Reason: "PodInitializing"}}}}}}
 }
 
 // What containerFailure says for each kind of failure the kubelet reports, with the spec field
@@ -85,6 +92,17 @@ func TestContainerFailure(t *testing.T) {
 		"running again after a crash, not ready yet": {pods: []podview.Pod{podWith("c-1", podview.ContainerStatus{Name: resources.ContainerName, RestartCount: 3,
 			LastTerminationState: podview.ContainerState{Terminated: &podview.ContainerStateTerminated{ExitCode: 137, Reason: "OOMKilled"}}})}},
 		"first by name": {pods: []podview.Pod{crashing("c-3", 64, ""), deleted, crashing("c-2", 64, ""), podWith("c-1")}, want: "pod c-2: container memcached CrashLoopBackOff; last exit code 64 (Error); memcached refused its command line: check spec.memcached.extraArgs (1 more pods failing)"},
+		// An init container injected at admission (a service mesh's) that crash-loops: the pod's
+		// containers never start, and nothing but its status says why.
+		"injected init container": {pods: []podview.Pod{initFailing("c-1", podview.ContainerStatus{Name: "istio-init", RestartCount: 4,
+			State:                podview.ContainerState{Waiting: &podview.ContainerStateWaiting{Reason: "CrashLoopBackOff", Message: "back-off 40s"}},
+			LastTerminationState: podview.ContainerState{Terminated: &podview.ContainerStateTerminated{ExitCode: 1, Reason: "Error", Message: "iptables: permission denied"}}})},
+			want: "pod c-1: init container istio-init CrashLoopBackOff; last exit code 1 (Error): iptables: permission denied"},
+		"init container pulling": {pods: []podview.Pod{initFailing("c-1", waiting("istio-init", "ImagePullBackOff", "back-off"))}, want: "pod c-1: init container istio-init ImagePullBackOff"},
+		"init container done":    {pods: []podview.Pod{initFailing("c-1", podview.ContainerStatus{Name: "istio-init", Ready: true, State: podview.ContainerState{Terminated: &podview.ContainerStateTerminated{ExitCode: 0, Reason: "Completed"}}})}},
+		// An injected sidecar container (not ours) that fails.
+		"injected sidecar": {pods: []podview.Pod{podWith("c-1", podview.ContainerStatus{Name: resources.ContainerName, Ready: true}, waiting("istio-proxy", "CreateContainerConfigError", "secret not found"))},
+			want: "pod c-1: container istio-proxy CreateContainerConfigError: secret not found"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -165,10 +183,60 @@ func TestDegradedCondition(t *testing.T) {
 			want: conditionState{"True", cachev1alpha1.ReasonReplicaFailure, "StatefulSet c: Create Pod c-0 in StatefulSet c failed error: exceeded quota"}},
 		"StatefulSet pod missing, no reason yet": {obs: Observed{StatefulSet: &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "c"}}, MissingPod: "c-0"}, want: fine},
 		"replica failure is cleared":             {obs: Observed{Deployment: withConditions(appsv1.DeploymentCondition{Type: appsv1.DeploymentReplicaFailure, Status: corev1.ConditionFalse})}, want: fine},
+		"a pod cannot be scheduled": {obs: Observed{Deployment: withConditions(progressing), Pods: []podview.Pod{unschedulablePod("c-2"), unschedulablePod("c-1"), podWith("c-0")}},
+			want: conditionState{"True", cachev1alpha1.ReasonPodUnschedulable, "pod c-1 cannot be scheduled: 0/3 nodes are available: 3 Insufficient memory. (1 more pods unschedulable)"}},
+		"scheduling pending, not refused": {obs: Observed{Deployment: dep3, Pods: []podview.Pod{{ObjectMeta: metav1.ObjectMeta{Name: "c-1"}, Status: podview.PodStatus{Phase: corev1.PodPending,
+			Conditions: []podview.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "SchedulingGated"}}}}}}, want: fine},
+		"a crash loop beats unschedulable": {obs: Observed{Deployment: dep3, Pods: []podview.Pod{unschedulablePod("c-1"), crashing("c-2", 64, "")}},
+			want: conditionState{"True", cachev1alpha1.ReasonContainerFailing, "pod c-2: container memcached CrashLoopBackOff; last exit code 64 (Error); memcached refused its command line: check spec.memcached.extraArgs"}},
+		"a pod terminating within its grace period": {obs: Observed{Deployment: dep3, Pods: []podview.Pod{terminating("c-1", now.Add(-TerminatingSlack))}}, want: fine},
+		"a pod stuck terminating": {obs: Observed{Deployment: dep3, Pods: []podview.Pod{terminating("c-1", now.Add(-time.Hour)), terminating("c-2", now.Add(-time.Minute)), terminating("c-3", now)}},
+			want: conditionState{"True", cachev1alpha1.ReasonPodStuckTerminating, "pod c-1 has not terminated: its grace period ended at 2026-12-07T07:00:00Z; its node may be unreachable, or a finalizer holds it (1 more pods)"}},
+		"a StatefulSet pod stuck terminating": {obs: Observed{StatefulSet: &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "c"}}, Pods: []podview.Pod{terminating("c-0", now.Add(-time.Hour))}},
+			want: conditionState{"True", cachev1alpha1.ReasonPodStuckTerminating, "pod c-0 has not terminated: its grace period ended at 2026-12-07T07:00:00Z; its node may be unreachable, or a finalizer holds it"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			expectSame(t, "Degraded", degradedCondition(fixture.Defaulted("c"), tc.obs), tc.want)
+			expectSame(t, "Degraded", degradedCondition(fixture.Defaulted("c"), tc.obs, now), tc.want)
+		})
+	}
+}
+
+// now is the time TestDegradedCondition computes at.
+var now = time.Date(2026, 12, 7, 8, 0, 0, 0, time.UTC)
+
+// unschedulablePod is a pending pod name the scheduler found no node for.
+func unschedulablePod(name string) podview.Pod {
+	return podview.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: podview.PodStatus{Phase: corev1.PodPending,
+		Conditions: []podview.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable,
+			Message: "0/3 nodes are available: 3 Insufficient memory."}}}}
+}
+
+// terminating is a running pod name whose grace period ends at end.
+func terminating(name string, end time.Time) podview.Pod {
+	p := podWith(name, podview.ContainerStatus{Name: resources.ContainerName, Ready: true})
+	p.DeletionTimestamp = &metav1.Time{Time: end}
+	return p
+}
+
+// A terminating pod is looked at again as soon as it would be stuck: nothing else marks that
+// moment.
+func TestNextTerminatingCheck(t *testing.T) {
+	tests := map[string]struct {
+		pods []podview.Pod
+		want time.Duration
+	}{
+		"none":                      {},
+		"not terminating":           {pods: []podview.Pod{podWith("c-1")}},
+		"ends in 10 s":              {pods: []podview.Pod{terminating("c-1", now.Add(10*time.Second))}, want: 10*time.Second + TerminatingSlack + time.Millisecond},
+		"the earliest":              {pods: []podview.Pod{terminating("c-1", now.Add(10*time.Second)), terminating("c-2", now)}, want: TerminatingSlack + time.Millisecond},
+		"stuck already: no recheck": {pods: []podview.Pod{terminating("c-1", now.Add(-time.Hour))}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if got := NextTerminatingCheck(tc.pods, now); got != tc.want {
+				t.Errorf("NextTerminatingCheck = %s, want %s", got, tc.want)
+			}
 		})
 	}
 }

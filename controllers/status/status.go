@@ -110,7 +110,7 @@ func ComputeStatus(mc *cachev1alpha1.Memcached, obs Observed, now metav1.Time) c
 	}{
 		{cachev1alpha1.ConditionAvailable, availableCondition(obs, ro)},
 		{cachev1alpha1.ConditionProgressing, progressingCondition(obs, ro)},
-		{cachev1alpha1.ConditionDegraded, degradedCondition(mc, obs)},
+		{cachev1alpha1.ConditionDegraded, degradedCondition(mc, obs, now.Time)},
 	} {
 		// SetStatusCondition keeps the old lastTransitionTime unless the status changes.
 		meta.SetStatusCondition(&st.Conditions, metav1.Condition{

@@ -37,7 +37,8 @@ import (
 // Pod is the part of a core/v1 Pod (https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/pod-v1/)
 // the operator reads: the metadata (from protobuf without owner references, finalizers and
 // managed fields, see unmarshalObjectMeta), and of the status the phase, the pod IP, the
-// conditions' type and status and the containers' statuses (ContainerStatus). The spec is not
+// conditions' type, status, reason and message and the containers' and init containers' statuses
+// (ContainerStatus). The spec is not
 // decoded.
 // +kubebuilder:object:root=true
 type Pod struct {
@@ -53,13 +54,16 @@ type PodStatus struct {
 	Phase corev1.PodPhase `json:"phase,omitempty"`
 	// PodIP is the pod's primary IP address; empty until one is allocated.
 	PodIP string `json:"podIP,omitempty"`
-	// Conditions are the pod's conditions, each with its type and status only (no reason,
-	// message or times).
+	// Conditions are the pod's conditions, each with its type, status, reason and message (no
+	// times).
 	Conditions []PodCondition `json:"conditions,omitempty"`
 	// ContainerStatuses are the containers' statuses: name, readiness, restart count, and of the
 	// current and last state only a waiting or terminated one's reason and message (and exit
 	// code). The operator keeps those of the containers that fail (see controllers/cache's TrimPod).
 	ContainerStatuses []ContainerStatus `json:"containerStatuses,omitempty"`
+	// InitContainerStatuses are the init containers' statuses (those of the pod template and those
+	// an admission webhook injects, e.g. a service mesh's), decoded as ContainerStatuses.
+	InitContainerStatuses []ContainerStatus `json:"initContainerStatuses,omitempty"`
 }
 
 // ContainerStatus is the part of a core/v1 ContainerStatus the operator reads.
@@ -91,12 +95,16 @@ type ContainerStateTerminated struct {
 	Message  string `json:"message,omitempty"`
 }
 
-// PodCondition is the type and status of a core/v1 PodCondition.
+// PodCondition is the type, status, reason and message of a core/v1 PodCondition.
 type PodCondition struct {
 	// Type is the condition's type, e.g. Ready.
 	Type corev1.PodConditionType `json:"type"`
 	// Status is True, False or Unknown.
 	Status corev1.ConditionStatus `json:"status"`
+	// Reason is the condition's reason, e.g. Unschedulable (PodScheduled=False).
+	Reason string `json:"reason,omitempty"`
+	// Message is the condition's message, e.g. the scheduler's "0/3 nodes are available: ...".
+	Message string `json:"message,omitempty"`
 }
 
 // PodList is a list of Pods: the core/v1 PodList in this package's scheme.

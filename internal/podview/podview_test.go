@@ -70,6 +70,11 @@ func servedPod(name string) corev1.Pod {
 					State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: created}},
 				},
 			},
+			InitContainerStatuses: []corev1.ContainerStatus{{
+				Name: "istio-init", Image: "istio/proxyv2", RestartCount: 3,
+				State:                corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}},
+				LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1, Reason: "Error", Message: "iptables: permission denied"}},
+			}},
 		},
 	}
 }
@@ -82,7 +87,7 @@ func wantView(p *corev1.Pod) Pod {
 	m.SelfLink, m.DeletionGracePeriodSeconds, m.OwnerReferences, m.Finalizers, m.ManagedFields = "", nil, nil, nil, nil
 	out := Pod{ObjectMeta: m, Status: PodStatus{Phase: p.Status.Phase, PodIP: p.Status.PodIP}}
 	for _, c := range p.Status.Conditions {
-		out.Status.Conditions = append(out.Status.Conditions, PodCondition{Type: c.Type, Status: c.Status})
+		out.Status.Conditions = append(out.Status.Conditions, PodCondition{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message})
 	}
 	state := func(s corev1.ContainerState) ContainerState {
 		var out ContainerState
@@ -96,6 +101,11 @@ func wantView(p *corev1.Pod) Pod {
 	}
 	for _, c := range p.Status.ContainerStatuses {
 		out.Status.ContainerStatuses = append(out.Status.ContainerStatuses, ContainerStatus{
+			Name: c.Name, Ready: c.Ready, RestartCount: c.RestartCount, State: state(c.State), LastTerminationState: state(c.LastTerminationState),
+		})
+	}
+	for _, c := range p.Status.InitContainerStatuses {
+		out.Status.InitContainerStatuses = append(out.Status.InitContainerStatuses, ContainerStatus{
 			Name: c.Name, Ready: c.Ready, RestartCount: c.RestartCount, State: state(c.State), LastTerminationState: state(c.LastTerminationState),
 		})
 	}
@@ -216,7 +226,7 @@ func TestNewSchemeDecodesPodList(t *testing.T) {
 	p := got.Items[0]
 	if p.Name != "c-1" || p.Namespace != "ns" || p.Labels["app"] != "c" || p.Status.Phase != corev1.PodRunning ||
 		p.Status.PodIP != "10.244.0.1" || len(p.Status.Conditions) != 1 ||
-		p.Status.Conditions[0] != (PodCondition{Type: corev1.PodReady, Status: corev1.ConditionTrue}) {
+		p.Status.Conditions[0] != (PodCondition{Type: corev1.PodReady, Status: corev1.ConditionTrue, Reason: "r", Message: "m"}) {
 		t.Errorf("pod = %+v, want c-1 in ns, label app=c, Running, 10.244.0.1, Ready=True", p)
 	}
 }

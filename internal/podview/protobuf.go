@@ -34,8 +34,9 @@ import (
 func (p *Pod) Reset() { *p = Pod{} }
 
 // Unmarshal decodes a core/v1 Pod in protobuf wire format into p: of the metadata what
-// unmarshalObjectMeta reads, of the status the phase, the pod IP, each condition's type and
-// status and the container statuses (ContainerStatus.unmarshal). The spec and every other field are skipped without being decoded. It returns an error
+// unmarshalObjectMeta reads, of the status the phase, the pod IP, each condition's type,
+// status, reason and message and the container and init container statuses
+// (ContainerStatus.unmarshal). The spec and every other field are skipped without being decoded. It returns an error
 // when data is not a well-formed protobuf message or a field has an unexpected wire type.
 func (p *Pod) Unmarshal(data []byte) error {
 	return fields(data, func(num protowire.Number, typ protowire.Type, b []byte, _ uint64) error {
@@ -49,7 +50,8 @@ func (p *Pod) Unmarshal(data []byte) error {
 	})
 }
 
-// unmarshal decodes a core/v1 PodStatus: phase (1), conditions (2), podIP (6).
+// unmarshal decodes a core/v1 PodStatus: phase (1), conditions (2), podIP (6), containerStatuses
+// (8), initContainerStatuses (10).
 func (s *PodStatus) unmarshal(data []byte) error {
 	return fields(data, func(num protowire.Number, typ protowire.Type, b []byte, _ uint64) error {
 		switch num {
@@ -69,6 +71,12 @@ func (s *PodStatus) unmarshal(data []byte) error {
 				return err
 			}
 			s.ContainerStatuses = append(s.ContainerStatuses, c)
+		case 10:
+			var c ContainerStatus
+			if err := message(typ, "PodStatus.initContainerStatuses", b, c.unmarshal); err != nil {
+				return err
+			}
+			s.InitContainerStatuses = append(s.InitContainerStatuses, c)
 		}
 		return nil
 	})
@@ -141,7 +149,7 @@ func (s *ContainerState) unmarshal(data []byte) error {
 	})
 }
 
-// unmarshal decodes a core/v1 PodCondition: type (1), status (2).
+// unmarshal decodes a core/v1 PodCondition: type (1), status (2), reason (5), message (6).
 func (c *PodCondition) unmarshal(data []byte) error {
 	return fields(data, func(num protowire.Number, typ protowire.Type, b []byte, _ uint64) error {
 		switch num {
@@ -149,6 +157,10 @@ func (c *PodCondition) unmarshal(data []byte) error {
 			return str(typ, "PodCondition.type", b, (*string)(&c.Type))
 		case 2:
 			return str(typ, "PodCondition.status", b, (*string)(&c.Status))
+		case 5:
+			return str(typ, "PodCondition.reason", b, &c.Reason)
+		case 6:
+			return str(typ, "PodCondition.message", b, &c.Message)
 		}
 		return nil
 	})
