@@ -41,7 +41,6 @@ import (
 
 	operatorsv2 "github.com/operator-framework/api/pkg/operators/v2"
 	"github.com/operator-framework/operator-lib/conditions"
-	"github.com/operator-framework/operator-lib/proxy"
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
@@ -243,9 +242,7 @@ func run(ctx context.Context, s settings) error {
 		APIReader: mgr.GetAPIReader(),
 		Scheme:    mgr.GetScheme(),
 		Recorder:  mgr.GetEventRecorder("memcached-operator"),
-		Options: resources.Options{DefaultImage: s.defaultImage, ProxyEnv: proxy.ReadProxyVarsFromEnv(),
-			DefaultExporterImage: s.defaultExporterImage, PlatformAssignsUIDs: platformUIDs,
-			CertReloaderImage: s.certReloaderImage},
+		Options:   builderOptions(s, platformUIDs),
 
 		MaxConcurrentReconciles: s.maxConcurrentReconciles,
 		Namespaces:              s.namespaces,
@@ -264,6 +261,19 @@ func run(ctx context.Context, s settings) error {
 
 	setupLog.Info("Starting manager", "defaultImage", s.defaultImage, "defaultExporterImage", s.defaultExporterImage)
 	return mgr.Start(ctx)
+}
+
+// builderOptions returns the builders' operator-wide inputs for settings s. The operator's proxy
+// variables (HTTP_PROXY, HTTPS_PROXY, NO_PROXY) are not among them: memcached and its sidecars make
+// no outbound connection (the exporter and the certificate reloader talk to memcached on loopback),
+// and a proxy URL may carry credentials that would then be readable in every pod spec.
+func builderOptions(s settings, platformAssignsUIDs bool) resources.Options {
+	return resources.Options{
+		DefaultImage:         s.defaultImage,
+		DefaultExporterImage: s.defaultExporterImage,
+		PlatformAssignsUIDs:  platformAssignsUIDs,
+		CertReloaderImage:    s.certReloaderImage,
+	}
 }
 
 // setupUpgradeable registers the Upgradeable controller when OLM gave the operator an

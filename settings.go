@@ -144,11 +144,13 @@ func (s *settings) check(getenv func(string) string) error {
 		errs = append(errs, fmt.Errorf("environment variable %s=%q must be %s, %s or %s", podUIDsEnv, p, controllers.UIDsAuto, controllers.UIDsFixed, controllers.UIDsPlatform))
 	}
 
-	// Passed on to the memcached containers (operator-lib proxy.ReadProxyVarsFromEnv).
-	for _, name := range []string{"HTTP_PROXY", "HTTPS_PROXY"} {
+	// Read by Go's net/http for the operator's own connections (client-go's, to the API server,
+	// unless NO_PROXY covers it): an invalid proxy would fail every request, so the operator stops
+	// here instead. The message never carries the value, which may hold a user and password.
+	for _, name := range proxyEnvVars {
 		if v := getenv(name); v != "" {
 			if err := checkProxyURL(v); err != nil {
-				errs = append(errs, fmt.Errorf("environment variable %s=%q: %w", name, v, err))
+				errs = append(errs, fmt.Errorf("environment variable %s (value not shown: it may hold credentials): %w", name, err))
 			}
 		}
 	}
@@ -186,18 +188,24 @@ func checkBindAddress(addr string) error {
 	return nil
 }
 
+// proxyEnvVars are the proxy variables Go's net/http reads (golang.org/x/net/http/httpproxy
+// FromEnvironment: each upper-case name, else its lower-case one).
+var proxyEnvVars = []string{"HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy"}
+
 // checkProxyURL accepts a proxy as Go's net/http reads it (golang.org/x/net/http/httpproxy): a
-// URL with a scheme and a host, or host[:port], taken as http://host[:port].
+// URL with a scheme and a host, or host[:port], taken as http://host[:port]. Its errors never
+// quote v nor url.Parse's error, which quotes v (a proxy URL may carry user:password@).
 func checkProxyURL(v string) error {
+	const want = "not a proxy URL ([scheme://][user:password@]host[:port])"
 	if !strings.Contains(v, "://") {
 		v = "http://" + v
 	}
 	u, err := url.Parse(v)
 	if err != nil {
-		return fmt.Errorf("not a proxy URL: %w", err)
+		return errors.New(want)
 	}
 	if u.Host == "" {
-		return errors.New("not a proxy URL: no host")
+		return errors.New(want + ": no host")
 	}
 	return nil
 }
