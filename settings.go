@@ -39,6 +39,9 @@ import (
 type settings struct {
 	// metricsAddr is --metrics-bind-address: host:port, or "0" to disable the endpoint.
 	metricsAddr string
+	// metricsCertPath is --metrics-cert-path: the directory of the metrics serving certificate, ""
+	// for a self-signed one; metricsCertName and metricsCertKey name its files there.
+	metricsCertPath, metricsCertName, metricsCertKey string
 	// probeAddr is --health-probe-bind-address: host:port, or "0" to disable the probes.
 	probeAddr string
 	// leaderElectionNamespace is --leader-election-namespace: a namespace name, or "" for the pod's.
@@ -81,6 +84,9 @@ func (s *settings) check(getenv func(string) string) error {
 		if err := checkBindAddress(f.addr); err != nil {
 			errs = append(errs, fmt.Errorf("flag %s=%q: %w", f.name, f.addr, err))
 		}
+	}
+	if s.metricsCertPath != "" && (s.metricsCertName == "" || s.metricsCertKey == "") {
+		errs = append(errs, fmt.Errorf("flags --metrics-cert-name=%q and --metrics-cert-key=%q must name the files in --metrics-cert-path", s.metricsCertName, s.metricsCertKey))
 	}
 	if s.maxConcurrentReconciles < 1 {
 		errs = append(errs, fmt.Errorf("flag --max-concurrent-reconciles=%d must be at least 1", s.maxConcurrentReconciles))
