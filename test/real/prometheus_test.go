@@ -83,8 +83,11 @@ const (
 //   - the operator's own metrics are scraped through its authenticated HTTPS endpoint: the shipped
 //     config/prometheus ServiceMonitor (bearer token file, namePrefix and namespace as
 //     config/default applies them) with Prometheus' ServiceAccount bound to the shipped
-//     metrics-reader ClusterRole (nonResourceURL /metrics); the target is up over https, and the
-//     per-instance gauge of the Memcached is 2;
+//     metrics-reader ClusterRole (nonResourceURL /metrics), Prometheus verifying the operator's
+//     certificate against the CA of the Secret the test writes as cert-manager would
+//     (createMetricsCertSecret; the operator picks it up without a restart); the target is up over
+//     https, and the per-instance gauge of the Memcached is 2 under the Memcached's namespace (the
+//     ServiceMonitor's relabeling);
 //   - every rule loads and evaluates without error: the operator's PrometheusRule for the
 //     instance, the shipped config/prometheus operator rules, and the test's copy of the instance
 //     rules (resources.DesiredPrometheusRule, the operator's own builder, with `for` shortened to
