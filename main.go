@@ -24,6 +24,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -44,7 +45,6 @@ import (
 
 	operatorsv2 "github.com/operator-framework/api/pkg/operators/v2"
 	"github.com/operator-framework/operator-lib/conditions"
-	"github.com/operator-framework/operator-lib/proxy"
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
@@ -56,6 +56,7 @@ import (
 	"github.com/example/memcached-operator/internal/leaderready"
 	"github.com/example/memcached-operator/internal/logging"
 	"github.com/example/memcached-operator/internal/metricsauth"
+	"github.com/example/memcached-operator/internal/metricscert"
 )
 
 const (
@@ -134,6 +135,10 @@ func main() {
 		"Address the metrics endpoint binds to: :8443 serves HTTPS, e.g. 127.0.0.1:8080 with --metrics-secure=false for a local run; 0 disables it.")
 	flag.BoolVar(&s.secureMetrics, "metrics-secure", true,
 		"Serve metrics over HTTPS, allowing only callers whose token may 'get' the /metrics non-resource URL (TokenReview + SubjectAccessReview). Set false only for plain HTTP on loopback.")
+	flag.StringVar(&s.metricsCertPath, "metrics-cert-path", "",
+		"Directory of the metrics endpoint's serving certificate (a Secret volume: cert-manager's or OpenShift service-ca's), served as soon as its files exist; until then, or when empty, a self-signed certificate no client can verify.")
+	flag.StringVar(&s.metricsCertName, "metrics-cert-name", "tls.crt", "File name of the metrics serving certificate in --metrics-cert-path.")
+	flag.StringVar(&s.metricsCertKey, "metrics-cert-key", "tls.key", "File name of the metrics serving certificate's key in --metrics-cert-path.")
 	flag.BoolVar(&s.enableHTTP2, "enable-http2", false, "Allow HTTP/2 on the metrics server (off: CVE-2023-44487, CVE-2023-39325).")
 	flag.StringVar(&s.probeAddr, "health-probe-bind-address", ":8081", "Address of the /healthz and /readyz endpoints; 0 disables them.")
 	flag.BoolVar(&s.leaderElect, "leader-elect", false, "Elect a leader with a Lease so only one replica reconciles.")
@@ -179,7 +184,8 @@ func main() {
 // metricsOptions returns the options of the manager's metrics server for settings s: bound to
 // --metrics-bind-address, over HTTPS behind controller-runtime's TokenReview + SubjectAccessReview
 // filter when --metrics-secure (answering 401, not 500, to a token the API server rejects),
-// HTTP/1.1 only unless --enable-http2.
+// HTTP/1.1 only unless --enable-http2, with the certificate getCertificate returns when it is not
+// nil (metricsCertificate), else controller-runtime's self-signed one.
 //
 // Responses are never compressed (promhttp's DisableCompression), whatever the scraper accepts: a
 // gzip writer holds a compressor of 0.8 MiB, which promhttp keeps in a sync.Pool until two garbage
@@ -187,7 +193,7 @@ func main() {
 // forced collection), so with Prometheus' usual 30 s interval it would hold one for good, to save
 // the scrape's bytes in cluster traffic: 149 KB of text at 500 instances (two series each),
 // measured with make bench-scale (README, Scale).
-func metricsOptions(s settings) metricsserver.Options {
+func metricsOptions(s settings, getCertificate func(*tls.ClientHelloInfo) (*tls.Certificate, error)) metricsserver.Options {
 	opts := metricsserver.Options{
 		BindAddress:   s.metricsAddr,
 		SecureServing: s.secureMetrics,
@@ -196,10 +202,33 @@ func metricsOptions(s settings) metricsserver.Options {
 	if !s.enableHTTP2 {
 		opts.TLSOpts = append(opts.TLSOpts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
 	}
+	if getCertificate != nil {
+		opts.TLSOpts = append(opts.TLSOpts, func(c *tls.Config) { c.GetCertificate = getCertificate })
+	}
 	if s.secureMetrics {
 		opts.FilterProvider = metricsauth.WithAuthenticationAndAuthorization
 	}
 	return opts
+}
+
+// metricsCertificate returns the GetCertificate of the metrics endpoint for settings s: the key
+// pair mounted in --metrics-cert-path once it exists (metricscert.Source), nil (controller-runtime's
+// self-signed certificate) without --metrics-cert-path or without HTTPS.
+func metricsCertificate(ctx context.Context, s settings) (func(*tls.ClientHelloInfo) (*tls.Certificate, error), error) {
+	if !s.secureMetrics || s.metricsCertPath == "" {
+		return nil, nil
+	}
+	certPath, keyPath := filepath.Join(s.metricsCertPath, s.metricsCertName), filepath.Join(s.metricsCertPath, s.metricsCertKey)
+	src, err := metricscert.New(ctx, ctrl.Log.WithName("metrics-certificate"), certPath, keyPath)
+	if err != nil {
+		return nil, err
+	}
+	if mounted, err := src.Mounted(); err != nil {
+		return nil, err
+	} else if !mounted {
+		setupLog.Info("No metrics certificate mounted yet: serving a self-signed one until it appears", "cert", certPath)
+	}
+	return src.GetCertificate, nil
 }
 
 // run starts the manager with settings s (checked by settings.check) and blocks until ctx is
@@ -211,7 +240,11 @@ func run(ctx context.Context, s settings) error {
 		setupLog.Info("Watching namespaces", "namespaces", s.namespaces)
 	}
 
-	metricsOpts := metricsOptions(s)
+	getCertificate, err := metricsCertificate(ctx, s)
+	if err != nil {
+		return err
+	}
+	metricsOpts := metricsOptions(s, getCertificate)
 
 	cfg := ctrl.GetConfigOrDie()
 	if s.kubeAPIQPS > 0 {
@@ -252,9 +285,7 @@ func run(ctx context.Context, s settings) error {
 		APIReader: mgr.GetAPIReader(),
 		Scheme:    mgr.GetScheme(),
 		Recorder:  mgr.GetEventRecorder("memcached-operator"),
-		Options: resources.Options{DefaultImage: s.defaultImage, ProxyEnv: proxy.ReadProxyVarsFromEnv(),
-			DefaultExporterImage: s.defaultExporterImage, PlatformAssignsUIDs: platformUIDs,
-			CertReloaderImage: s.certReloaderImage},
+		Options:   builderOptions(s, platformUIDs),
 
 		MaxConcurrentReconciles: s.maxConcurrentReconciles,
 		Namespaces:              s.namespaces,
@@ -291,6 +322,19 @@ func run(ctx context.Context, s settings) error {
 
 	setupLog.Info("Starting manager", "defaultImage", s.defaultImage, "defaultExporterImage", s.defaultExporterImage)
 	return mgr.Start(ctx)
+}
+
+// builderOptions returns the builders' operator-wide inputs for settings s. The operator's proxy
+// variables (HTTP_PROXY, HTTPS_PROXY, NO_PROXY) are not among them: memcached and its sidecars make
+// no outbound connection (the exporter and the certificate reloader talk to memcached on loopback),
+// and a proxy URL may carry credentials that would then be readable in every pod spec.
+func builderOptions(s settings, platformAssignsUIDs bool) resources.Options {
+	return resources.Options{
+		DefaultImage:         s.defaultImage,
+		DefaultExporterImage: s.defaultExporterImage,
+		PlatformAssignsUIDs:  platformAssignsUIDs,
+		CertReloaderImage:    s.certReloaderImage,
+	}
 }
 
 // setupUpgradeable registers the Upgradeable controller when OLM gave the operator an

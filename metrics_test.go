@@ -17,22 +17,31 @@ limitations under the License.
 package main
 
 import (
+	"context"
 	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	certutil "k8s.io/client-go/util/cert"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 )
 
 // The metrics handler the manager builds from metricsOptions answers uncompressed even to a
 // scraper that accepts gzip and zstd (as Prometheus does), and still serves the series.
 func TestMetricsServedUncompressed(t *testing.T) {
-	opts := metricsOptions(settings{metricsAddr: ":8443", secureMetrics: true})
+	opts := metricsOptions(settings{metricsAddr: ":8443", secureMetrics: true}, nil)
 	if len(opts.HandlerOpts) == 0 {
 		t.Fatal("metricsOptions sets no promhttp handler options")
 	}
@@ -91,7 +100,7 @@ func TestMetricsOptions(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			opts := metricsOptions(tc.s)
+			opts := metricsOptions(tc.s, nil)
 			if opts.BindAddress != tc.s.metricsAddr {
 				t.Errorf("BindAddress = %q, want %q", opts.BindAddress, tc.s.metricsAddr)
 			}
@@ -110,4 +119,74 @@ func TestMetricsOptions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The metrics server the manager starts (controller-runtime's, with metricsOptions and
+// metricsCertificate as run builds them) serves the certificate mounted in --metrics-cert-path:
+// a client that trusts its CA and names the metrics Service, as the shipped ServiceMonitor makes
+// Prometheus do, completes the handshake; none would with the self-signed certificate.
+func TestMetricsServerServesMountedCertificate(t *testing.T) {
+	const serverName = "memcached-operator-controller-manager-metrics-service.memcached-operator-system.svc"
+	dir := t.TempDir()
+	certPEM, keyPEM, err := certutil.GenerateSelfSignedCertKey(serverName, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"tls.crt": certPEM, "tls.key": keyPEM} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(certPEM)
+
+	// A free loopback port: controller-runtime's server does not report the one it bound.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	s := settings{metricsAddr: addr, secureMetrics: true, metricsCertPath: dir, metricsCertName: "tls.crt", metricsCertKey: "tls.key"}
+	getCertificate, err := metricsCertificate(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := metricsOptions(s, getCertificate)
+	// The token filter needs an API server; the certificate is chosen before it runs.
+	opts.FilterProvider = nil
+	srv, err := metricsserver.NewServer(opts, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Start(ctx) }()
+
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, ServerName: serverName, MinVersion: tls.VersionTLS12}}}
+	var lastErr error
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := client.Get("https://" + addr + "/metrics")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("GET /metrics = %s, want 200 OK", resp.Status)
+			}
+			return
+		}
+		lastErr = err
+		var certErr *tls.CertificateVerificationError
+		if errors.As(err, &certErr) {
+			t.Fatalf("the metrics server does not serve the mounted certificate: %v", err)
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("metrics server stopped: %v", err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	t.Fatalf("the metrics server did not answer within 10s: %v", lastErr)
 }

@@ -39,6 +39,9 @@ import (
 type settings struct {
 	// metricsAddr is --metrics-bind-address: host:port, or "0" to disable the endpoint.
 	metricsAddr string
+	// metricsCertPath is --metrics-cert-path: the directory of the metrics serving certificate, ""
+	// for a self-signed one; metricsCertName and metricsCertKey name its files there.
+	metricsCertPath, metricsCertName, metricsCertKey string
 	// probeAddr is --health-probe-bind-address: host:port, or "0" to disable the probes.
 	probeAddr string
 	// leaderElectionNamespace is --leader-election-namespace: a namespace name, or "" for the pod's.
@@ -81,6 +84,9 @@ func (s *settings) check(getenv func(string) string) error {
 		if err := checkBindAddress(f.addr); err != nil {
 			errs = append(errs, fmt.Errorf("flag %s=%q: %w", f.name, f.addr, err))
 		}
+	}
+	if s.metricsCertPath != "" && (s.metricsCertName == "" || s.metricsCertKey == "") {
+		errs = append(errs, fmt.Errorf("flags --metrics-cert-name=%q and --metrics-cert-key=%q must name the files in --metrics-cert-path", s.metricsCertName, s.metricsCertKey))
 	}
 	if s.maxConcurrentReconciles < 1 {
 		errs = append(errs, fmt.Errorf("flag --max-concurrent-reconciles=%d must be at least 1", s.maxConcurrentReconciles))
@@ -144,11 +150,13 @@ func (s *settings) check(getenv func(string) string) error {
 		errs = append(errs, fmt.Errorf("environment variable %s=%q must be %s, %s or %s", podUIDsEnv, p, controllers.UIDsAuto, controllers.UIDsFixed, controllers.UIDsPlatform))
 	}
 
-	// Passed on to the memcached containers (operator-lib proxy.ReadProxyVarsFromEnv).
-	for _, name := range []string{"HTTP_PROXY", "HTTPS_PROXY"} {
+	// Read by Go's net/http for the operator's own connections (client-go's, to the API server,
+	// unless NO_PROXY covers it): an invalid proxy would fail every request, so the operator stops
+	// here instead. The message never carries the value, which may hold a user and password.
+	for _, name := range proxyEnvVars {
 		if v := getenv(name); v != "" {
 			if err := checkProxyURL(v); err != nil {
-				errs = append(errs, fmt.Errorf("environment variable %s=%q: %w", name, v, err))
+				errs = append(errs, fmt.Errorf("environment variable %s (value not shown: it may hold credentials): %w", name, err))
 			}
 		}
 	}
@@ -186,18 +194,24 @@ func checkBindAddress(addr string) error {
 	return nil
 }
 
+// proxyEnvVars are the proxy variables Go's net/http reads (golang.org/x/net/http/httpproxy
+// FromEnvironment: each upper-case name, else its lower-case one).
+var proxyEnvVars = []string{"HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy"}
+
 // checkProxyURL accepts a proxy as Go's net/http reads it (golang.org/x/net/http/httpproxy): a
-// URL with a scheme and a host, or host[:port], taken as http://host[:port].
+// URL with a scheme and a host, or host[:port], taken as http://host[:port]. Its errors never
+// quote v nor url.Parse's error, which quotes v (a proxy URL may carry user:password@).
 func checkProxyURL(v string) error {
+	const want = "not a proxy URL ([scheme://][user:password@]host[:port])"
 	if !strings.Contains(v, "://") {
 		v = "http://" + v
 	}
 	u, err := url.Parse(v)
 	if err != nil {
-		return fmt.Errorf("not a proxy URL: %w", err)
+		return errors.New(want)
 	}
 	if u.Host == "" {
-		return errors.New("not a proxy URL: no host")
+		return errors.New(want + ": no host")
 	}
 	return nil
 }

@@ -24,6 +24,10 @@ import (
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 	"github.com/example/memcached-operator/controllers"
 	"github.com/example/memcached-operator/controllers/resources"
 )
@@ -53,24 +57,29 @@ func TestSettingsCheck(t *testing.T) {
 		"operator condition invalid": {env: map[string]string{operatorConditionEnv: "Memcached Operator"}, wantErr: []string{operatorConditionEnv}},
 		"proxy host:port":            {env: map[string]string{"HTTP_PROXY": "proxy.example.com:3128", "HTTPS_PROXY": "https://proxy.example.com"}},
 		"proxy invalid":              {env: map[string]string{"HTTPS_PROXY": "http://proxy example.com"}, wantErr: []string{"HTTPS_PROXY", "not a proxy URL"}},
+		"proxy lower-case invalid":   {env: map[string]string{"http_proxy": "http://"}, wantErr: []string{"http_proxy", "not a proxy URL", "no host"}},
 		"metrics disabled":           {flags: func(s *settings) { s.metricsAddr = "0" }},
 		"metrics loopback":           {flags: func(s *settings) { s.metricsAddr = "127.0.0.1:8080" }},
 		"metrics port missing":       {flags: func(s *settings) { s.metricsAddr = "8443" }, wantErr: []string{"--metrics-bind-address", "host:port"}},
 		"metrics port out of range":  {flags: func(s *settings) { s.metricsAddr = ":70000" }, wantErr: []string{"--metrics-bind-address", "between 0 and 65535"}},
-		"probe port named":           {flags: func(s *settings) { s.probeAddr = ":http" }, wantErr: []string{"--health-probe-bind-address"}},
-		"lease namespace invalid":    {flags: func(s *settings) { s.leaderElectionNamespace = "Kube_System" }, wantErr: []string{"--leader-election-namespace"}},
-		"pprof loopback":             {flags: func(s *settings) { s.pprofAddr = "127.0.0.1:6060" }},
-		"pprof port missing":         {flags: func(s *settings) { s.pprofAddr = "6060" }, wantErr: []string{"--pprof-bind-address"}},
-		"no concurrent reconciles":   {flags: func(s *settings) { s.maxConcurrentReconciles = 0 }, wantErr: []string{"--max-concurrent-reconciles=0"}},
-		"client limit":               {flags: func(s *settings) { s.kubeAPIQPS, s.kubeAPIBurst = 50, 100 }},
-		"client qps without burst":   {flags: func(s *settings) { s.kubeAPIQPS = 50 }, wantErr: []string{"--kube-api-qps=50", "--kube-api-burst=0"}},
-		"client qps negative":        {flags: func(s *settings) { s.kubeAPIQPS, s.kubeAPIBurst = -1, 10 }, wantErr: []string{"--kube-api-qps=-1"}},
-		"client qps NaN":             {flags: func(s *settings) { s.kubeAPIQPS = math.NaN() }, wantErr: []string{"--kube-api-qps=NaN"}},
-		"client qps infinite":        {flags: func(s *settings) { s.kubeAPIQPS, s.kubeAPIBurst = math.Inf(1), 10 }, wantErr: []string{"--kube-api-qps=+Inf"}},
-		"client qps above float32":   {flags: func(s *settings) { s.kubeAPIQPS, s.kubeAPIBurst = 1e39, 10 }, wantErr: []string{"--kube-api-qps=1e+39"}},
-		"pod UIDs fixed":             {env: map[string]string{podUIDsEnv: "fixed"}},
-		"pod UIDs platform":          {env: map[string]string{podUIDsEnv: "platform"}},
-		"pod UIDs invalid":           {env: map[string]string{podUIDsEnv: "Platform"}, wantErr: []string{podUIDsEnv + `="Platform"`, "auto, fixed or platform"}},
+		"metrics certificate": {flags: func(s *settings) {
+			s.metricsCertPath, s.metricsCertName, s.metricsCertKey = "/certs", "tls.crt", "tls.key"
+		}},
+		"metrics certificate unnamed": {flags: func(s *settings) { s.metricsCertPath, s.metricsCertName = "/certs", "" }, wantErr: []string{"--metrics-cert-name"}},
+		"probe port named":            {flags: func(s *settings) { s.probeAddr = ":http" }, wantErr: []string{"--health-probe-bind-address"}},
+		"lease namespace invalid":     {flags: func(s *settings) { s.leaderElectionNamespace = "Kube_System" }, wantErr: []string{"--leader-election-namespace"}},
+		"pprof loopback":              {flags: func(s *settings) { s.pprofAddr = "127.0.0.1:6060" }},
+		"pprof port missing":          {flags: func(s *settings) { s.pprofAddr = "6060" }, wantErr: []string{"--pprof-bind-address"}},
+		"no concurrent reconciles":    {flags: func(s *settings) { s.maxConcurrentReconciles = 0 }, wantErr: []string{"--max-concurrent-reconciles=0"}},
+		"client limit":                {flags: func(s *settings) { s.kubeAPIQPS, s.kubeAPIBurst = 50, 100 }},
+		"client qps without burst":    {flags: func(s *settings) { s.kubeAPIQPS = 50 }, wantErr: []string{"--kube-api-qps=50", "--kube-api-burst=0"}},
+		"client qps negative":         {flags: func(s *settings) { s.kubeAPIQPS, s.kubeAPIBurst = -1, 10 }, wantErr: []string{"--kube-api-qps=-1"}},
+		"client qps NaN":              {flags: func(s *settings) { s.kubeAPIQPS = math.NaN() }, wantErr: []string{"--kube-api-qps=NaN"}},
+		"client qps infinite":         {flags: func(s *settings) { s.kubeAPIQPS, s.kubeAPIBurst = math.Inf(1), 10 }, wantErr: []string{"--kube-api-qps=+Inf"}},
+		"client qps above float32":    {flags: func(s *settings) { s.kubeAPIQPS, s.kubeAPIBurst = 1e39, 10 }, wantErr: []string{"--kube-api-qps=1e+39"}},
+		"pod UIDs fixed":              {env: map[string]string{podUIDsEnv: "fixed"}},
+		"pod UIDs platform":           {env: map[string]string{podUIDsEnv: "platform"}},
+		"pod UIDs invalid":            {env: map[string]string{podUIDsEnv: "Platform"}, wantErr: []string{podUIDsEnv + `="Platform"`, "auto, fixed or platform"}},
 		"every error at once": {
 			flags:   func(s *settings) { s.probeAddr = "x" },
 			env:     map[string]string{relatedImageEnv: "a b"},
@@ -121,6 +130,37 @@ func TestSettingsCheck(t *testing.T) {
 	}
 }
 
+// An invalid proxy variable stops the operator with an error naming the variable but never its
+// value, nor any part of it: a proxy URL may carry user:password@, and the error is logged.
+func TestSettingsCheckHidesProxyValue(t *testing.T) {
+	const secret = "s3cr3t-pa55"
+	for name, v := range map[string]string{
+		"space in host":      "http://admin:" + secret + "@proxy example.com:3128",
+		"port not a number":  "http://admin:" + secret + "@proxy.example.com:" + secret,
+		"bad escape":         "http://admin:" + secret + "%zz@proxy.example.com",
+		"no host":            "http://admin:" + secret + "@",
+		"control character":  "http://admin:" + secret + "\x7f@proxy.example.com",
+		"scheme-less, colon": "admin:" + secret + "@proxy.example.com:x",
+	} {
+		for _, env := range proxyEnvVars {
+			t.Run(name+"/"+env, func(t *testing.T) {
+				s := settings{metricsAddr: ":8443", probeAddr: ":8081", pprofAddr: "0", maxConcurrentReconciles: 1}
+				vars := map[string]string{relatedImageEnv: "docker.io/library/memcached:1.6.38", env: v}
+				err := s.check(func(k string) string { return vars[k] })
+				if err == nil {
+					t.Fatalf("check() with %s=%q = nil, want an error", env, v)
+				}
+				if !strings.Contains(err.Error(), env) || !strings.Contains(err.Error(), "not a proxy URL") {
+					t.Errorf("check() = %v, want it to name %s and say it is not a proxy URL", err, env)
+				}
+				if strings.Contains(err.Error(), secret) {
+					t.Errorf("check() = %v: the error quotes the proxy's password", err)
+				}
+			})
+		}
+	}
+}
+
 // TestApplyGCPercent: without GOGC in the environment, or with an empty one, the collector's
 // target becomes defaultGCPercent; with GOGC set (applied by the Go runtime at start, here by the
 // test) it is left alone and reported as in effect.
@@ -152,5 +192,35 @@ func TestApplyGCPercent(t *testing.T) {
 				t.Errorf("target %d, want %d", got, tc.wantGC)
 			}
 		})
+	}
+}
+
+// The operator's proxy variables reach no container the operator builds: memcached, the exporter
+// and the certificate reloader make no outbound connection, and a proxy URL may hold credentials.
+func TestBuilderOptionsCarryNoProxy(t *testing.T) {
+	for _, name := range []string{"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY"} {
+		t.Setenv(name, "http://admin:password@proxy.example.com:3128")
+	}
+	s := settings{defaultImage: "docker.io/library/memcached:1.6.38", defaultExporterImage: resources.DefaultExporterImage,
+		certReloaderImage: "registry.example.com/memcached-operator:v0.3.0"}
+	mc := &cachev1alpha1.Memcached{
+		ObjectMeta: metav1.ObjectMeta{Name: "cache", Namespace: "ns"},
+		Spec: cachev1alpha1.MemcachedSpec{
+			Size:       1,
+			Memcached:  cachev1alpha1.MemcachedConfig{MaxMemoryMB: 64, MaxConnections: 1024, Threads: 4},
+			TLS:        &cachev1alpha1.TLSSpec{SecretName: "tls"},
+			Monitoring: cachev1alpha1.MonitoringSpec{Enabled: ptr.To(true)},
+		},
+	}
+	containers := resources.DesiredDeployment(mc, builderOptions(s, false)).Spec.Template.Spec.Containers
+	if len(containers) < 3 {
+		t.Fatalf("want memcached, the exporter and the certificate reloader, got %d containers", len(containers))
+	}
+	for _, c := range containers {
+		for _, e := range c.Env {
+			if strings.Contains(strings.ToUpper(e.Name), "PROXY") {
+				t.Errorf("container %s has %s=%q: the operator's proxy variables reach its pods", c.Name, e.Name, e.Value)
+			}
+		}
 	}
 }

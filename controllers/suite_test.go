@@ -33,6 +33,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -45,6 +46,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/yaml"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 	"github.com/example/memcached-operator/internal/watchnamespace"
@@ -56,7 +58,9 @@ import (
 // The envtest suite runs the reconciler in a real Manager against a real kube-apiserver and etcd
 // (KUBEBUILDER_ASSETS, built by `make envtest-assets`; `make test` sets it). There is no
 // kube-controller-manager: Deployments get no status and no pods unless a test writes them, and
-// nothing is garbage-collected.
+// nothing is garbage-collected. The Manager runs as the operator's ServiceAccount with only the
+// shipped manager ClusterRole (asShippedManager), so every test also proves that RBAC suffices;
+// the tests themselves use an admin client (k8sClient).
 
 const (
 	// testImage is the operator default image (RELATED_IMAGE_MEMCACHED) in the suite.
@@ -120,7 +124,14 @@ func runSuite(m *testing.M) int {
 		}
 	}
 
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+	// The manager runs as the shipped RBAC allows, no more: a permission the reconciler needs and
+	// config/rbac/role.yaml lacks fails the tests that reach it with "forbidden".
+	managerCfg, err := asShippedManager(context.Background(), k8sClient, cfg)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "failed to run the manager with the shipped RBAC: %v\n", err)
+		return 1
+	}
+	mgr, err := ctrl.NewManager(managerCfg, ctrl.Options{
 		Scheme:  scheme,
 		Metrics: metricsserver.Options{BindAddress: "0"},
 		Cache:   cache.ManagerOptions(namespaces),
@@ -181,6 +192,45 @@ func runSuite(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "manager did not stop within 30s")
 	}
 	return code
+}
+
+// managerNamespace and managerServiceAccount are the operator's ServiceAccount as config/default
+// names it; the suite's manager impersonates it (managerUser).
+const (
+	managerNamespace      = "memcached-operator-system"
+	managerServiceAccount = "memcached-operator-controller-manager"
+	managerUser           = "system:serviceaccount:" + managerNamespace + ":" + managerServiceAccount
+)
+
+// asShippedManager grants managerUser the manager ClusterRole the operator ships
+// (config/rbac/role.yaml, which make manifests generates from the +kubebuilder:rbac markers), bound
+// cluster-wide as config/default binds it, and returns a copy of cfg that impersonates that user.
+// Leader election's rules are not granted: the suite's manager does not elect.
+func asShippedManager(ctx context.Context, c client.Client, cfg *rest.Config) (*rest.Config, error) {
+	data, err := os.ReadFile(filepath.Join("..", "config", "rbac", "role.yaml"))
+	if err != nil {
+		return nil, fmt.Errorf("failed to read the manager role: %w", err)
+	}
+	role := &rbacv1.ClusterRole{}
+	if err := yaml.UnmarshalStrict(data, role); err != nil {
+		return nil, fmt.Errorf("failed to decode config/rbac/role.yaml: %w", err)
+	}
+	role.Name = "envtest-manager-role"
+	if err := c.Create(ctx, role); err != nil {
+		return nil, fmt.Errorf("failed to create ClusterRole %s: %w", role.Name, err)
+	}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "envtest-manager-rolebinding"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: managerNamespace, Name: managerServiceAccount}},
+	}
+	if err := c.Create(ctx, binding); err != nil {
+		return nil, fmt.Errorf("failed to create ClusterRoleBinding %s: %w", binding.Name, err)
+	}
+	out := rest.CopyConfig(cfg)
+	out.Impersonate = rest.ImpersonationConfig{UserName: managerUser,
+		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + managerNamespace, "system:authenticated"}}
+	return out, nil
 }
 
 // zapLevel returns the suite's log level: quiet unless TEST_VERBOSE is set.

@@ -153,18 +153,6 @@ func tolerations(mc *cachev1alpha1.Memcached) []corev1.Toleration {
 	return out
 }
 
-// proxyEnv returns a copy of the operator's proxy variables: Options are shared by every build.
-func proxyEnv(opts Options) []corev1.EnvVar {
-	if opts.ProxyEnv == nil {
-		return nil
-	}
-	out := make([]corev1.EnvVar, len(opts.ProxyEnv))
-	for i := range opts.ProxyEnv {
-		opts.ProxyEnv[i].DeepCopyInto(&out[i])
-	}
-	return out
-}
-
 // rollingUpdate keeps every server up during a rollout (surge one pod, none unavailable), except with
 // the Hard anti-affinity preset, where a surge pod may have no free node: there it replaces one pod
 // at a time.
@@ -259,7 +247,6 @@ func podTemplate(mc *cachev1alpha1.Memcached, opts Options) corev1.PodTemplateSp
 				Image:   image(mc, opts),
 				Command: []string{"memcached"},
 				Args:    MemcachedArgs(mc, opts),
-				Env:     proxyEnv(opts),
 				Ports: []corev1.ContainerPort{{
 					Name:          portName,
 					ContainerPort: cachev1alpha1.DefaultPort,

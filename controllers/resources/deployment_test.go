@@ -68,7 +68,7 @@ func TestMemcachedArgs(t *testing.T) {
 }
 
 func TestDesiredDeployment(t *testing.T) {
-	opts := Options{DefaultImage: "registry.example.com/memcached:1.6", ProxyEnv: []corev1.EnvVar{{Name: "HTTPS_PROXY", Value: "http://proxy.example.com:3128"}}}
+	opts := Options{DefaultImage: "registry.example.com/memcached:1.6"}
 	digest := "registry.example.com/memcached@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 	tests := map[string]struct {
 		mc    *cachev1alpha1.Memcached
@@ -86,7 +86,7 @@ func TestDesiredDeployment(t *testing.T) {
 				fixture.Expect(t, "pod labels", d.Spec.Template.Labels, map[string]string{
 					LabelName: "memcached", LabelInstance: "cache", LabelManagedBy: "memcached-operator", LabelComponent: "cache", LabelPartOf: "memcached",
 				})
-				fixture.Expect(t, "env", c.Env, opts.ProxyEnv)
+				fixture.Expect(t, "env", c.Env, []corev1.EnvVar(nil))
 				fixture.Expect(t, "memory request", c.Resources.Requests.Memory().Value(), int64(112*1024*1024)) // 64 + 16 + 32 MiB
 				fixture.Expect(t, "memory limit", c.Resources.Limits.Memory().Value(), int64(112*1024*1024))
 				fixture.Expect(t, "cpu request", c.Resources.Requests.Cpu().MilliValue(), int64(50))

@@ -61,7 +61,7 @@ var fieldVersions = tableOf(
 		"volumes[].projected.sources[].secret.items[].key", "volumes[].projected.sources[].secret.items[].path",
 		"tolerations[].effect", "tolerations[].key", "tolerations[].operator", "tolerations[].tolerationSeconds", "tolerations[].value"),
 	at("1.9", "apps/v1", container,
-		"name", "image", "command[]", "args[]", "env[].name", "env[].value",
+		"name", "image", "command[]", "args[]",
 		"ports[].containerPort", "ports[].name", "ports[].protocol",
 		"resources.limits", "resources.requests",
 		"volumeMounts[].mountPath", "volumeMounts[].name", "volumeMounts[].readOnly",

@@ -54,8 +54,6 @@ func fieldSpecs() map[string]struct {
 	opts Options
 } {
 	opts := Options{DefaultImage: testImage, DefaultExporterImage: DefaultExporterImage, CertReloaderImage: "registry.example.com/memcached-operator:v1"}
-	proxied := opts
-	proxied.ProxyEnv = []corev1.EnvVar{{Name: "HTTPS_PROXY", Value: "http://proxy.example.com:3128"}}
 	platformUIDs := opts
 	platformUIDs.PlatformAssignsUIDs = true
 	return map[string]struct {
@@ -63,7 +61,7 @@ func fieldSpecs() map[string]struct {
 		opts Options
 	}{
 		"defaults": {mc: fixture.Defaulted("a"), opts: opts},
-		"tuned, scheduled, graceful shutdown, proxy": {mc: fixture.Defaulted("a", fixture.Tuned, func(mc *cachev1alpha1.Memcached) {
+		"tuned, scheduled, graceful shutdown": {mc: fixture.Defaulted("a", fixture.Tuned, func(mc *cachev1alpha1.Memcached) {
 			mc.Spec.Image = "registry.example.com/memcached:1.6.39"
 			mc.Spec.AntiAffinityPreset = cachev1alpha1.AntiAffinityHard
 			mc.Spec.MinReadySeconds = 10
@@ -78,7 +76,7 @@ func fieldSpecs() map[string]struct {
 				Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")}}
 			mc.Spec.GracefulShutdown = cachev1alpha1.GracefulShutdownSpec{PreStopDelaySeconds: ptr.To[int32](5), TerminationGracePeriodSeconds: ptr.To[int32](60)}
 			mc.Spec.PodDisruptionBudget.MaxUnavailable = ptr.To(intstr.FromString("50%"))
-		}), opts: proxied},
+		}), opts: opts},
 		"own affinity, platform assigns UIDs": {mc: fixture.Defaulted("a", func(mc *cachev1alpha1.Memcached) {
 			mc.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
 				RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{

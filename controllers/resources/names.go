@@ -17,8 +17,6 @@ limitations under the License.
 package resources
 
 import (
-	corev1 "k8s.io/api/core/v1"
-
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 )
 
@@ -30,9 +28,6 @@ type Options struct {
 	// DefaultImage is the memcached image used when spec.image is empty; main.go reads it from the
 	// RELATED_IMAGE_MEMCACHED environment variable (OLM lists it in the CSV's relatedImages).
 	DefaultImage string
-	// ProxyEnv are the HTTP_PROXY, HTTPS_PROXY and NO_PROXY variables of the operator, passed on to
-	// the memcached containers (operator-lib proxy.ReadProxyVarsFromEnv).
-	ProxyEnv []corev1.EnvVar
 	// DefaultExporterImage is the memcached_exporter image used when spec.monitoring.image is
 	// empty; main.go reads it from RELATED_IMAGE_MEMCACHED_EXPORTER (listed in relatedImages too).
 	DefaultExporterImage string

@@ -20,6 +20,7 @@ package real
 
 import (
 	"context"
+	"encoding/pem"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -39,6 +40,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -81,8 +83,11 @@ const (
 //   - the operator's own metrics are scraped through its authenticated HTTPS endpoint: the shipped
 //     config/prometheus ServiceMonitor (bearer token file, namePrefix and namespace as
 //     config/default applies them) with Prometheus' ServiceAccount bound to the shipped
-//     metrics-reader ClusterRole (nonResourceURL /metrics); the target is up over https, and the
-//     per-instance gauge of the Memcached is 2;
+//     metrics-reader ClusterRole (nonResourceURL /metrics), Prometheus verifying the operator's
+//     certificate against the CA of the Secret the test writes as cert-manager would
+//     (createMetricsCertSecret; the operator picks it up without a restart); the target is up over
+//     https, and the per-instance gauge of the Memcached is 2 under the Memcached's namespace (the
+//     ServiceMonitor's relabeling);
 //   - every rule loads and evaluates without error: the operator's PrometheusRule for the
 //     instance, the shipped config/prometheus operator rules, and the test's copy of the instance
 //     rules (resources.DesiredPrometheusRule, the operator's own builder, with `for` shortened to
@@ -150,7 +155,9 @@ func TestPrometheusScrapesMemcached(t *testing.T) {
 		}
 		g.Expect(up[instancePool]).To(ConsistOf(podNames(pods)), "up targets of %s (every exporter): %s", instancePool, targetsState(targets))
 		g.Expect(up[operatorPool]).NotTo(BeEmpty(), "up targets of %s (the operator's metrics): %s", operatorPool, targetsState(targets))
-	}, 2*time.Minute, time.Second).Should(Succeed())
+		// 3 minutes: the kubelet mounts a Secret created after the pod started within its sync
+		// period (a minute) plus the cache's, before the operator can serve it.
+	}, 3*time.Minute, time.Second).Should(Succeed())
 	allUp := time.Now()
 	for _, tg := range targets.Active {
 		if tg.ScrapePool == operatorPool {
@@ -276,10 +283,11 @@ func createRuleCopy(t *testing.T, mc *cachev1alpha1.Memcached) {
 func shippedName(name string) string { return "memcached-operator-" + name }
 
 // applyShippedOperatorMonitoring creates config/prometheus' ServiceMonitor and PrometheusRule in
-// the operator's namespace, named as config/default's namePrefix names them (deleted when the test
-// ends).
+// the operator's namespace, named as config/default's namePrefix names them, and the metrics
+// certificate's Secret the ServiceMonitor's CA comes from (deleted when the test ends).
 func applyShippedOperatorMonitoring(t *testing.T) {
 	t.Helper()
+	serverName := createMetricsCertSecret(t)
 	for file, obj := range map[string]client.Object{
 		"monitor.yaml":        &monitoringv1.ServiceMonitor{},
 		"operator_rules.yaml": &monitoringv1.PrometheusRule{},
@@ -294,8 +302,46 @@ func applyShippedOperatorMonitoring(t *testing.T) {
 		}
 		obj.SetNamespace(suite.operatorNS)
 		obj.SetName(shippedName(obj.GetName()))
+		if sm, ok := obj.(*monitoringv1.ServiceMonitor); ok {
+			// As config/default's replacements set it.
+			for i := range sm.Spec.Endpoints {
+				sm.Spec.Endpoints[i].TLSConfig.ServerName = ptr.To(serverName)
+			}
+		}
 		createCleanedUp(t, obj)
 	}
+}
+
+// createMetricsCertSecret creates Secret memcached-operator-metrics-cert in the operator's
+// namespace as config/certmanager's Certificate makes cert-manager write it (tls.crt, tls.key and
+// ca.crt, for the metrics Service's DNS name), unless it exists, and returns that DNS name. The
+// operator, started without it, serves a self-signed certificate and switches to this one once
+// the kubelet has mounted the Secret's files into its optional volume (internal/metricscert):
+// Prometheus, verifying the certificate, scrapes it only then.
+func createMetricsCertSecret(t *testing.T) string {
+	t.Helper()
+	serverName := shippedName("controller-manager-metrics-service") + "." + suite.operatorNS + ".svc"
+	key := client.ObjectKey{Namespace: suite.operatorNS, Name: "memcached-operator-metrics-cert"}
+	if err := suite.k8s.Get(utils.TestContext(t), key, &corev1.Secret{}); err == nil {
+		return serverName
+	} else if !apierrors.IsNotFound(err) {
+		t.Fatalf("failed to get Secret %s: %v", key, err)
+	}
+	certPEM, keyPEM, err := certutil.GenerateSelfSignedCertKey(serverName, nil, nil)
+	if err != nil {
+		t.Fatalf("failed to generate the metrics certificate: %v", err)
+	}
+	// The generated PEM is the certificate, then the CA that signed it.
+	block, rest := pem.Decode(certPEM)
+	if block == nil || len(rest) == 0 {
+		t.Fatal("the generated certificate PEM holds no CA after the certificate")
+	}
+	createCleanedUp(t, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name, Labels: map[string]string{realLabel: "true"}},
+		Type:       corev1.SecretTypeTLS,
+		Data:       map[string][]byte{corev1.TLSCertKey: certPEM, corev1.TLSPrivateKeyKey: keyPEM, "ca.crt": rest},
+	})
+	return serverName
 }
 
 // createCleanedUp creates obj and deletes it when the test ends.
