@@ -340,7 +340,13 @@ func TestClusterExtensionLifecycle(t *testing.T) {
 		// written by every release from 0.2.0 on).
 		g.Expect(meta.FindStatusCondition(got.Status.Conditions, cachev1alpha1.ConditionDegraded)).NotTo(BeNil())
 	}, 2*time.Minute, poll).Should(Succeed())
-	time.Sleep(2 * time.Second)
+	// The new operator has reconciled; for a moment after that it must leave the pods alone too
+	// (a rollout it started would replace one within it).
+	g.Consistently(func(g Gomega) {
+		now, err := utils.InstancePods(ctx, suite.k8s, key)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(podUIDs(now)).To(Equal(before))
+	}, 2*time.Second, poll).Should(Succeed(), "memcached pods changed after the upgrade")
 	_, pods = utils.WaitAvailable(t, suite.k8s, key, 3, time.Minute)
 	g.Expect(podUIDs(pods)).To(Equal(before), "memcached pods changed across the upgrade")
 	for _, p := range pods {
