@@ -28,10 +28,12 @@ limitations under the License.
 //	mcclient watch -servers H:P,... -prefix K -n N [-interval 200ms] [-duration 15m]
 //	                                                 every interval get each key from the server
 //	                                                 memcache.Pick chose, until stdin closes
-//	mcclient rehash -prefix K -n N [-interval 100ms] [-timeout 1s]
+//	mcclient rehash -prefix K -n N [-interval 100ms] [-timeout 1s] [-progress]
 //	                                                 server lists on stdin, one a line: get each key
 //	                                                 from its server over the latest list, fill a
-//	                                                 miss with a set, until stdin closes (rehash.go)
+//	                                                 miss with a set, until stdin closes (rehash.go);
+//	                                                 -progress: "round N list L" on stderr after
+//	                                                 each round (rounds done, lists received)
 //
 // Keys are memcache.Key(prefix, i) for i in [0, n); values memcache.Value(key).
 //
@@ -82,6 +84,7 @@ func main() {
 	interval := fs.Duration("interval", 200*time.Millisecond, "time between two rounds (watch)")
 	duration := fs.Duration("duration", 15*time.Minute, "longest watch, when stdin stays open (watch, rehash)")
 	dialTimeout := fs.Duration("timeout", time.Second, "dial and request timeout (rehash)")
+	progress := fs.Bool("progress", false, `print "round N list L" to stderr after each round: N rounds done, L server lists received (rehash)`)
 	useTLS := fs.Bool("tls", false, "speak TLS, verifying servers against the CA of -credentials-stdin (or the system's)")
 	user := fs.String("user", "", "authenticate as this user (memcached -Y); the password comes from -credentials-stdin")
 	credsStdin := fs.Bool("credentials-stdin", false, `read {"ca","password","cert","key"} as JSON from stdin`)
@@ -116,7 +119,11 @@ func main() {
 		r := watch(splitList(*servers), *prefix, *n, *interval, *duration)
 		report, errs = r, r.Errors
 	case "rehash":
-		r := rehash(*prefix, *n, *interval, *duration, *dialTimeout)
+		var progressTo io.Writer
+		if *progress {
+			progressTo = os.Stderr
+		}
+		r := rehash(*prefix, *n, *interval, *duration, *dialTimeout, progressTo)
 		report, errs = r, r.Errors
 	default:
 		usage()
