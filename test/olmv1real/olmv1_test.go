@@ -325,8 +325,8 @@ func TestClusterExtensionLifecycle(t *testing.T) {
 	// With the preflight off for this one upgrade, the head installs; the memcached pods stay.
 	start = time.Now()
 	before := podUIDs(pods)
-	w := mcc.Watch(t, "watch", "-servers", servers, "-prefix", keyPrefix, "-n", "100", "-interval", "200ms")
-	time.Sleep(2 * time.Second)
+	w := mcc.Watch(t, "watch", "-servers", servers, "-prefix", keyPrefix, "-n", "100", "-interval", "200ms", "-progress")
+	w.WaitRounds(t, 3, 30*time.Second) // the client reads every key before the upgrade starts
 	patchExtension(t, `[{"op":"add","path":"/spec/install","value":{"preflight":{"crdUpgradeSafety":{"enforcement":"None"}}}}]`)
 	waitInstalled(t, suite.env["VERSION_HEAD"])
 	operatorPod(t, suite.env["OPERATOR_IMAGE_HEAD"])

@@ -29,7 +29,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -53,63 +52,14 @@ type rehashClient struct {
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
 	out   *bytes.Buffer
-	err   *progressWriter
-}
-
-// progressWriter is mcclient rehash's stderr: it keeps every line but the progress lines
-// ("round N list L", -progress), of which it holds the rounds done and how many of them ran over
-// the latest list.
-type progressWriter struct {
-	mu                    sync.Mutex
-	partial               []byte
-	rounds, lists, onList int
-	other                 bytes.Buffer
-}
-
-// Write implements io.Writer.
-func (w *progressWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.partial = append(w.partial, p...)
-	for {
-		i := bytes.IndexByte(w.partial, '\n')
-		if i < 0 {
-			return len(p), nil
-		}
-		line := string(w.partial[:i])
-		w.partial = w.partial[i+1:]
-		var rounds, lists int
-		if n, err := fmt.Sscanf(line, "round %d list %d", &rounds, &lists); err == nil && n == 2 {
-			if lists != w.lists {
-				w.lists, w.onList = lists, 0
-			}
-			w.rounds = rounds
-			w.onList++
-			continue
-		}
-		w.other.WriteString(line + "\n")
-	}
-}
-
-// progress returns the rounds done, the lists received and the rounds done over the latest list.
-func (w *progressWriter) progress() (rounds, lists, onList int) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.rounds, w.lists, w.onList
-}
-
-// String returns what was written but the progress lines.
-func (w *progressWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.other.String() + string(w.partial)
+	err   *utils.Progress
 }
 
 // startRehash starts `mcclient rehash` over n keys with prefix in the client pod of ns, with the
 // server list servers, getting every key every 100 ms with a 1 s dial and request timeout.
 func startRehash(t *testing.T, ns, prefix string, n int, servers []string) *rehashClient {
 	t.Helper()
-	c := &rehashClient{out: &bytes.Buffer{}, err: &progressWriter{}}
+	c := &rehashClient{out: &bytes.Buffer{}, err: &utils.Progress{}}
 	c.cmd = exec.Command(suite.kubectl, "exec", "-i", "-n", ns, clientPod, "-c", clientPod, "--", clientBinary,
 		"rehash", "-prefix", prefix, "-n", strconv.Itoa(n), "-interval", "100ms", "-timeout", "1s", "-progress")
 	c.cmd.Env = append(os.Environ(), "KUBECONFIG="+suite.kubeconfig)
@@ -136,7 +86,7 @@ func startRehash(t *testing.T, ns, prefix string, n int, servers []string) *reha
 func (c *rehashClient) waitRounds(t *testing.T, lists, n int) {
 	t.Helper()
 	NewWithT(t).Eventually(func() string {
-		rounds, l, onList := c.err.progress()
+		rounds, l, onList := c.err.Rounds()
 		if l == lists && onList >= n {
 			return ""
 		}
