@@ -152,9 +152,11 @@ func TestStatefulSetPodCreateFailureIsNamed(t *testing.T) {
 		g.Expect(k8sClient.Create(testCtx, ev)).To(Succeed())
 	}
 
-	// The StatefulSet controller acted on the spec and created no pod; its events come later.
+	// The StatefulSet controller acted on the spec and created no pod; its events come later,
+	// once the operator has reconciled that status.
+	reconciles := reconcileCount(g)
 	setStatefulSetStatus(g, ns, name, 0, 0)
-	time.Sleep(time.Second)
+	waitIdle(g, reconciles, 2*coalesceDelay)
 	start := time.Now()
 	record(name+"-1", 1)
 	record(name+"-0", 1)

@@ -428,7 +428,8 @@ func TestSteadyStateMakesNoWrites(t *testing.T) {
 		}
 		return out
 	}
-	time.Sleep(time.Second) // let the reconciles triggered by the last status write finish
+	// The reconciles the last status write triggers (its echo, after coalesceDelay) have run.
+	waitIdle(g, -1, 2*coalesceDelay)
 	before := rvs(g)
 	reconcilesBefore := reconcileCount(g)
 	g.Consistently(func(g Gomega) { g.Expect(rvs(g)).To(Equal(before)) }, 5*time.Second, 250*time.Millisecond).Should(Succeed())
@@ -526,6 +527,24 @@ func TestPauseAnnotation(t *testing.T) {
 // results, read from controller-runtime's metrics registry.
 func reconcileCount(g Gomega) float64 {
 	return metricValue(g, "controller_runtime_reconcile_total")
+}
+
+// waitIdle waits until the memcached controller has finished a reconcile since its count was since
+// (reconcileCount; below zero: none needed) and then stayed idle for quiet: no reconcile counted,
+// nothing in its work queue, no reconcile running. A change waits coalesceDelay as a delayed add,
+// which the queue's depth does not show: quiet must be longer. It returns the reconcile count.
+func waitIdle(g Gomega, since float64, quiet time.Duration) float64 {
+	last, at := reconcileCount(g), time.Now()
+	g.Eventually(func() bool {
+		now := reconcileCount(g)
+		depth, _ := metricSum(g, "workqueue_depth", map[string]string{"name": ControllerName})
+		active, _ := metricSum(g, "controller_runtime_active_workers", map[string]string{"controller": ControllerName})
+		if now != last || depth > 0 || active > 0 {
+			last, at = now, time.Now()
+		}
+		return last > since && time.Since(at) >= quiet
+	}, timeout, interval).Should(BeTrue(), "the memcached controller did not reconcile and then stay idle for %s", quiet)
+	return last
 }
 
 // metricValue sums a controller-runtime counter over the memcached controller's series.

@@ -98,13 +98,14 @@ func TestStableIdentityRunsAStatefulSet(t *testing.T) {
 	before := settledWritesIn(g, ns, 2*time.Second)
 	g.Expect(k8sClient.Get(testCtx, key(ns, name), sts)).To(Succeed())
 	rv := sts.ResourceVersion
-	// A change of the Memcached's labels is reconciled at once (AnnotationChanged does not pass it,
-	// but the status-echo path does, after coalesceDelay): poke it twice.
+	// A change of the Memcached's labels is reconciled (AnnotationChanged does not pass it, but the
+	// status-echo path does, after coalesceDelay): poke it twice, each time until it was reconciled.
 	for range 2 {
+		reconciles := reconcileCount(g)
 		mc := getMemcached(g, ns, name)
 		mc.Labels = map[string]string{"poke": fmt.Sprint(time.Now().UnixNano())}
 		g.Expect(k8sClient.Update(testCtx, mc)).To(Succeed())
-		time.Sleep(500 * time.Millisecond)
+		waitIdle(g, reconciles, 2*coalesceDelay)
 	}
 	g.Expect(settledWritesIn(g, ns, 2*time.Second)).To(Equal(before), "writes in steady state")
 	g.Expect(k8sClient.Get(testCtx, key(ns, name), sts)).To(Succeed())

@@ -45,14 +45,18 @@ func TestStatusWaitsForTheWorkload(t *testing.T) {
 		}, timeout, interval).Should(Succeed())
 	}
 
-	// The Deployment catches up 300 ms after the pods: one status write carries both.
+	// The Deployment catches up after the operator has reconciled the pods' readiness (and held
+	// its status): one status write carries both.
 	firstStatus("caught")
 	w, err := wc.Watch(testCtx, &cachev1alpha1.MemcachedList{}, client.InNamespace(ns),
 		client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("metadata.name", "caught")})
 	g.Expect(err).NotTo(HaveOccurred())
 	defer w.Stop()
+	// Idle first, so that the reconcile awaited below is the one the pods' readiness triggers.
+	reconciles := waitIdle(g, -1, 2*coalesceDelay)
 	readyPods(g, ns, "caught", 2)
-	time.Sleep(300 * time.Millisecond)
+	g.Eventually(func() float64 { return reconcileCount(g) }, timeout, 10*time.Millisecond).Should(BeNumerically(">", reconciles),
+		"the pods' readiness was never reconciled")
 	setDeploymentStatus(g, ns, "caught", 2)
 	var writes []string
 	g.Eventually(func() bool {

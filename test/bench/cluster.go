@@ -199,6 +199,7 @@ type auditEvent struct {
 		Username string `json:"username"`
 	} `json:"user"`
 	ObjectRef *struct {
+		Namespace   string `json:"namespace"`
 		Resource    string `json:"resource"`
 		Subresource string `json:"subresource"`
 		APIGroup    string `json:"apiGroup"`
@@ -217,9 +218,19 @@ type writes struct {
 	// Conflicts counts writes answered 409 Conflict (not AlreadyExists on create: those are 409
 	// too, and counted as well: any 409 is a wasted round trip).
 	Conflicts int
+	// ByNamespace counts the writes (Total) and the events among them (Events) by the namespace
+	// they were made in: the benchmark gives each instance variant namespaces of its own
+	// (namespaceVariant). Cluster-scoped writes are under "".
+	ByNamespace map[string]namespaceWrites `json:"byNamespace,omitempty"`
 	// Reads counts gets, lists and watches by "verb resource" (not in Total): a watch when it
 	// starts (its response completes only when it ends), the others when they complete.
 	Reads map[string]int `json:"reads,omitempty"`
+}
+
+// namespaceWrites counts the writes of one namespace, events included (Total), and the events.
+type namespaceWrites struct {
+	Total  int `json:"total"`
+	Events int `json:"events"`
 }
 
 // readVerbs are the verbs counted in writes.Reads.
@@ -241,7 +252,7 @@ func (a auditLog) offset() int64 {
 
 // count returns the writes of username between the offsets from and to.
 func (a auditLog) count(username string, from, to int64) (writes, error) {
-	w := writes{ByVerbResource: map[string]int{}}
+	w := writes{ByVerbResource: map[string]int{}, ByNamespace: map[string]namespaceWrites{}}
 	f, err := os.Open(a.path)
 	if err != nil {
 		return w, fmt.Errorf("failed to open the audit log: %w", err)
@@ -278,9 +289,13 @@ func (a auditLog) count(username string, from, to int64) (writes, error) {
 		}
 		w.ByVerbResource[e.Verb+" "+res]++
 		w.Total++
+		ns := w.ByNamespace[e.ObjectRef.Namespace]
+		ns.Total++
 		if e.ObjectRef.Resource == "events" {
 			w.Events++
+			ns.Events++
 		}
+		w.ByNamespace[e.ObjectRef.Namespace] = ns
 		if e.ResponseStatus != nil && e.ResponseStatus.Code == 409 {
 			w.Conflicts++
 		}

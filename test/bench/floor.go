@@ -60,7 +60,7 @@ func subjectObjects(mc client.Object, size int, scheme *runtime.Scheme) ([]clien
 	var objs []client.Object
 	switch m := mc.(type) {
 	case *cachev1alpha1.Memcached: // this project's kind (subject.newInstance)
-		objs = resources.DesiredObjects(m, resources.Options{DefaultImage: memcachedImage})
+		objs = resources.DesiredObjects(m, builderOptions)
 	default:
 		objs = []client.Object{sampleDeployment(mc, size)}
 	}
@@ -135,6 +135,9 @@ func (b *bench) floor(ctx context.Context, s *subject) (*floorResult, error) {
 	if err := b.createNamespaces(ctx, prefix, b.cfg.namespaces); err != nil {
 		return nil, err
 	}
+	if err := b.createVariantSecrets(ctx, prefix); err != nil {
+		return nil, err
+	}
 	load0 := loadavg()
 	cpu0, err := cpuNow(b.cfg.clusterDir, nil)
 	if err != nil {
@@ -145,7 +148,7 @@ func (b *bench) floor(ctx context.Context, s *subject) (*floorResult, error) {
 	var mu sync.Mutex
 	generations := map[int]int64{}
 	err = b.parallel(ctx, b.cfg.n, func(ctx context.Context, i int) error {
-		mc := s.newInstance(b.instance(prefix, i), b.cfg.size)
+		mc := s.newInstance(b.instance(prefix, i), b.cfg.size, b.instanceVariant(i))
 		if err := b.c.Create(ctx, mc); err != nil {
 			return fmt.Errorf("failed to create Memcached %s: %w", client.ObjectKeyFromObject(mc), err)
 		}
@@ -179,7 +182,7 @@ func (b *bench) floor(ctx context.Context, s *subject) (*floorResult, error) {
 				key := b.instance(prefix, i)
 				patch, err := readyStatus(s, generations[i], b.podNames(ctx, key), time.Now())
 				if err == nil {
-					mc := s.newInstance(key, b.cfg.size)
+					mc := s.newInstance(key, b.cfg.size, variantPlain) // only its key is used
 					err = b.c.Status().Patch(ctx, mc, client.RawPatch(types.MergePatchType, patch))
 				}
 				if err != nil {

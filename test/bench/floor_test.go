@@ -74,7 +74,7 @@ func TestSubjectObjects(t *testing.T) {
 		{kindSample, []string{"*v1.Deployment"}},
 	} {
 		s := &subject{Name: "x", Kind: tc.kind}
-		mc := s.newInstance(key, 3)
+		mc := s.newInstance(key, 3, variantPlain)
 		mc.SetUID(types.UID("uid-7"))
 		objs, err := subjectObjects(mc, 3, scheme)
 		if err != nil {

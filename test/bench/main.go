@@ -118,6 +118,9 @@ type config struct {
 	// gate fails the run on the scale properties that do not depend on the machine's speed
 	// (gateViolations).
 	gate bool
+	// mix is the instance variants this operator's subjects get, taking the namespaces in turn
+	// (namespaceVariant); the sample's instances are always plain (its schema has spec.size alone).
+	mix []variant
 }
 
 // allPhases are the benchmark's phases in the order they run.
@@ -166,6 +169,8 @@ func main() {
 		"Delete the unrelated Deployments (and their namespaces) after each subject's 'unrelated' phase, so the next subject starts without them (a subject that caches every Deployment, as the sample does, otherwise carries them in its idle and N figures).")
 	flag.BoolVar(&cfg.gate, "gate", false,
 		"Fail (exit 1) when an operator subject breaks a property that does not depend on the machine's speed: writes and events per instance, conflicts, steady-state and restart writes, status following a pod change (CI runs a short benchmark with it).")
+	mix := flag.String("mix", string(variantPlain),
+		"Instance variants of this operator's subjects, comma-separated, taking the namespaces in turn: plain, stable (spec.serverIdentity Stable), tls (spec.tls with a self-signed certificate), monitoring (spec.monitoring.enabled). The gate (-gate) checks each variant's writes and events on its own.")
 	flag.IntVar(&cfg.metricsPort, "metrics-port", 28090, "The subjects' plain-HTTP metrics port on 127.0.0.1 (probes on the next one).")
 	flag.Var(subjectFlag{&subjects, kindOperator}, "subject", "NAME=[VAR=VALUE ...] BINARY [FLAGS...]: a build of this operator to measure (repeatable).")
 	flag.Var(subjectFlag{&subjects, kindSample}, "sample",
@@ -181,6 +186,15 @@ func main() {
 			os.Exit(1)
 		}
 		return
+	}
+	var err error
+	if cfg.mix, err = parseMix(*mix); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
+	}
+	if cfg.namespaces < len(cfg.mix) {
+		fmt.Fprintf(os.Stderr, "bench: -namespaces %d is fewer than the %d variants of -mix: each variant needs namespaces of its own\n", cfg.namespaces, len(cfg.mix))
+		os.Exit(2)
 	}
 	if err := subjects.setFiles(sampleDir); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -210,7 +224,9 @@ type result struct {
 	QPS       string `json:"controlPlaneQPS"`
 	// Phases are the phases that ran (-phases), in a fixed order; the report shows "–" for the
 	// figures of a phase that did not.
-	Phases   []string         `json:"phases"`
+	Phases []string `json:"phases"`
+	// Mix is the instance variants of this operator's subjects (-mix).
+	Mix      []variant        `json:"mix"`
 	Subjects []*subjectResult `json:"subjects"`
 	Wall     string           `json:"wallTime"`
 }
@@ -241,6 +257,8 @@ type subjectResult struct {
 	QueueWaitMeanMs float64 `json:"queueWaitMeanMs"`
 	Reconciles      float64 `json:"reconciles"`
 	Converge        writes  `json:"convergeWrites"`
+	// Variants splits Converge by instance variant (this operator's subjects only).
+	Variants []variantResult `json:"convergeByVariant,omitempty"`
 	// ConvergeCPU is the CPU time of each process from the first create until every instance was
 	// Available (and 3 s more, as for the writes).
 	ConvergeCPU cpuSeconds `json:"convergeCPUSeconds"`
@@ -326,7 +344,7 @@ func run(ctx context.Context, cfg config, subjects subjectFlags) error {
 	}
 
 	res := &result{Date: time.Now().UTC().Format(time.RFC3339), Machine: machine(), N: cfg.n, Size: cfg.size,
-		Namespace: cfg.namespaces, Workers: cfg.workers, QPS: cfg.qps, Phases: cfg.ranPhases()}
+		Namespace: cfg.namespaces, Workers: cfg.workers, QPS: cfg.qps, Phases: cfg.ranPhases(), Mix: cfg.mix}
 	runs := max(cfg.repeat, 1)
 	for k := range runs {
 		for i, s := range subjects {
@@ -343,10 +361,10 @@ func run(ctx context.Context, cfg config, subjects subjectFlags) error {
 		return err
 	}
 	if cfg.gate {
-		if v := gateViolations(res, ownedObjects(b)); len(v) > 0 {
+		if v := gateViolations(res); len(v) > 0 {
 			return fmt.Errorf("the scale properties do not hold:\n  %s", strings.Join(v, "\n  "))
 		}
-		step("gate: every scale property holds (%d owned objects per instance)", ownedObjects(b))
+		step("gate: every scale property holds (instance variants %v)", cfg.mix)
 	}
 	return nil
 }
@@ -391,6 +409,8 @@ type bench struct {
 	audit   auditLog
 	// unrelatedCreated is set once the unrelated Deployments exist.
 	unrelatedCreated bool
+	// tlsCert and tlsKey are the TLS variant's certificate and key (createVariantSecrets).
+	tlsCert, tlsKey []byte
 }
 
 // sampleAppName is the app.kubernetes.io/name label of the operator-sdk sample's pods (its
@@ -626,14 +646,6 @@ func (b *bench) convergence(ctx context.Context, prefix string, start time.Time,
 	return lastPods.Sub(start).Seconds(), lastDone.Sub(start).Seconds(), falseAvail, nil
 }
 
-// memcached returns the instance key as the benchmark creates it.
-func (b *bench) memcached(key client.ObjectKey) *cachev1alpha1.Memcached {
-	return &cachev1alpha1.Memcached{
-		ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace},
-		Spec:       cachev1alpha1.MemcachedSpec{Size: int32(b.cfg.size)},
-	}
-}
-
 // subject runs the phases of one operator.
 // Unless last is set, the subject's namespaces are deleted (and gone) at the end, so the next
 // subject meets the same cluster, but for the unrelated Deployments (created once, kept).
@@ -641,6 +653,9 @@ func (b *bench) subject(ctx context.Context, s *subject, last bool) (*subjectRes
 	r := &subjectResult{Subject: s, Memory: map[string]memory{}, Load: map[string]string{}, UnrelatedAtStart: b.unrelatedCreated}
 	prefix := "s-" + s.Name
 	if err := b.createNamespaces(ctx, prefix, b.cfg.namespaces); err != nil {
+		return nil, err
+	}
+	if err := b.createVariantSecrets(ctx, prefix); err != nil {
 		return nil, err
 	}
 	step("%s: starting %s", s.Name, s)
@@ -671,7 +686,7 @@ func (b *bench) subject(ctx context.Context, s *subject, last bool) (*subjectRes
 	prof := b.startProfile(ctx, s.Name)
 	start := time.Now()
 	if err := b.parallel(ctx, b.cfg.n, func(ctx context.Context, i int) error {
-		mc := s.newInstance(b.instance(prefix, i), b.cfg.size)
+		mc := s.newInstance(b.instance(prefix, i), b.cfg.size, b.instanceVariant(i))
 		if err := b.c.Create(ctx, mc); err != nil {
 			return fmt.Errorf("failed to create Memcached %s: %w", client.ObjectKeyFromObject(mc), err)
 		}
@@ -687,6 +702,9 @@ func (b *bench) subject(ctx context.Context, s *subject, last bool) (*subjectRes
 	off1 := b.audit.offset()
 	if r.Converge, err = b.audit.count(s.username(), off0, off1); err != nil {
 		return nil, err
+	}
+	if s.Kind == kindOperator {
+		r.Variants = byVariant(r.Converge, b.cfg.mix, prefix, b.cfg.n, b.cfg.namespaces, b.cfg.size)
 	}
 	all, err := b.audit.count(s.username(), offStart, off1)
 	if err != nil {
@@ -791,15 +809,34 @@ func (b *bench) dropFinalizers(ctx context.Context, prefix string) error {
 	return nil
 }
 
-// latency deletes one pod of each of the first 50 instances, one after the other, and measures how
+// latencyInstances returns the instances the latency phase replaces a pod of: the first 50 whose
+// variant is not Stable. A Stable instance's StatefulSet brings the deleted pod back under its
+// name, often before the operator's next status, so status.nodes need never drop the name: its
+// status follows pod changes through the same watch, measured on the other variants.
+func (b *bench) latencyInstances() []int {
+	var out []int
+	for i := 0; i < b.cfg.n && len(out) < 50; i++ {
+		if b.instanceVariant(i) != variantStable {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// latency deletes one pod of each of latencyInstances, one after the other, and measures how
 // long each instance's status.nodes takes to drop the pod (as a client watching it sees it), then
 // waits until those instances are Available with their pods ready again and counts the writes.
 func (b *bench) latency(ctx context.Context, s *subject, r *subjectResult, prefix string) error {
-	k := min(50, b.cfg.n)
+	instances := b.latencyInstances()
+	k := len(instances)
+	if k == 0 {
+		step("%s: no status latency: every instance is a Stable one", s.Name)
+		return nil
+	}
 	step("%s: status latency: deleting one pod of each of %d instances", s.Name, k)
 	off := b.audit.offset()
 	var lat []time.Duration
-	for i := 0; i < k; i++ {
+	for _, i := range instances {
 		key := b.instance(prefix, i)
 		pods := &corev1.PodList{}
 		if err := b.cache.List(ctx, pods, client.InNamespace(key.Namespace), client.MatchingLabels{resources.LabelInstance: key.Name}); err != nil || len(pods.Items) == 0 {
@@ -827,7 +864,7 @@ func (b *bench) latency(ctx context.Context, s *subject, r *subjectResult, prefi
 		lat = append(lat, time.Since(start))
 	}
 	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, b.cfg.timeout, true, func(ctx context.Context) (bool, error) {
-		for i := 0; i < k; i++ {
+		for _, i := range instances {
 			key := b.instance(prefix, i)
 			if ok, _ := b.podsReady(ctx, key); !ok || b.available(ctx, key, s) == nil {
 				return false, nil
@@ -1184,6 +1221,20 @@ func markdown(res *result) string {
 	})
 	row("events per instance", func(s *subjectResult) string { return fmt.Sprintf("%.2f", float64(s.Converge.Events)/n) })
 	row("writes by verb and resource (per instance)", func(s *subjectResult) string { return perInstance(s.Converge.ByVerbResource, n) })
+	row("by variant: writes per instance, events excluded; events per instance (owned objects)", func(s *subjectResult) string {
+		var parts []string
+		for _, v := range s.Variants {
+			if v.Instances == 0 {
+				continue
+			}
+			k := float64(v.Instances)
+			parts = append(parts, fmt.Sprintf("%s ×%d: %.2f; %.2f (%d)", v.Variant, v.Instances, float64(v.Writes)/k, float64(v.Events)/k, v.Owned))
+		}
+		if len(parts) == 0 {
+			return "–"
+		}
+		return strings.Join(parts, ", ")
+	})
 	row("409 conflicts", func(s *subjectResult) string {
 		return fmt.Sprint(s.Converge.Conflicts + s.Steady.Conflicts + s.Restart.Conflicts)
 	})

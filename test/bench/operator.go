@@ -244,7 +244,7 @@ func (s *subject) env() []string {
 	if s.Kind == kindSample {
 		return append(env, "MEMCACHED_IMAGE="+memcachedImage)
 	}
-	return append(env, "WATCH_NAMESPACE=", "RELATED_IMAGE_MEMCACHED="+memcachedImage)
+	return append(env, "WATCH_NAMESPACE=", "RELATED_IMAGE_MEMCACHED="+memcachedImage, "RELATED_IMAGE_CERT_RELOADER="+certReloaderImage)
 }
 
 // stop sends SIGTERM and waits for the process to exit (SIGKILL after 30 s).
@@ -458,10 +458,10 @@ func (s *subject) available(mc *cachev1alpha1.Memcached) *metav1.Condition {
 const sampleContainerPort = 11211
 
 // newInstance returns the Memcached key with spec.size size, as the subject's kind takes it. This
-// project's type for the operator (as before); for the sample an object with spec.size and
-// spec.containerPort alone, so none of this project's fields (which the sample's schema would
-// prune, with a warning each) is sent.
-func (s *subject) newInstance(key client.ObjectKey, size int) client.Object {
+// project's type for the operator, with the features of variant v; for the sample an object with
+// spec.size and spec.containerPort alone whatever v is, so none of this project's fields (which
+// the sample's schema would prune, with a warning each) is sent.
+func (s *subject) newInstance(key client.ObjectKey, size int, v variant) client.Object {
 	if s.Kind == kindSample {
 		u := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"size": int64(size), "containerPort": int64(sampleContainerPort)}}}
 		u.SetGroupVersionKind(cachev1alpha1.GroupVersion.WithKind("Memcached"))
@@ -469,8 +469,10 @@ func (s *subject) newInstance(key client.ObjectKey, size int) client.Object {
 		u.SetName(key.Name)
 		return u
 	}
-	return &cachev1alpha1.Memcached{
+	mc := &cachev1alpha1.Memcached{
 		ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace},
 		Spec:       cachev1alpha1.MemcachedSpec{Size: int32(size)},
 	}
+	v.apply(mc)
+	return mc
 }

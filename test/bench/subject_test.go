@@ -173,7 +173,7 @@ func TestPodInstance(t *testing.T) {
 // TestNewInstance: the sample gets spec.size and its example's containerPort alone; this operator its own type, as before.
 func TestNewInstance(t *testing.T) {
 	key := client.ObjectKey{Namespace: "s-x-1", Name: "mc-1"}
-	u, ok := (&subject{Kind: kindSample}).newInstance(key, 3).(*unstructured.Unstructured)
+	u, ok := (&subject{Kind: kindSample}).newInstance(key, 3, variantPlain).(*unstructured.Unstructured)
 	if !ok {
 		t.Fatal("sample instance is not unstructured")
 	}
@@ -184,7 +184,7 @@ func TestNewInstance(t *testing.T) {
 	if len(spec) != 2 || spec["size"] != int64(3) || spec["containerPort"] != int64(11211) || u.GetName() != key.Name || u.GetNamespace() != key.Namespace {
 		t.Errorf("sample instance %v", u.Object)
 	}
-	mc, ok := (&subject{Kind: kindOperator}).newInstance(key, 3).(*cachev1alpha1.Memcached)
+	mc, ok := (&subject{Kind: kindOperator}).newInstance(key, 3, variantPlain).(*cachev1alpha1.Memcached)
 	if !ok || mc.Spec.Size != 3 || client.ObjectKeyFromObject(mc) != key {
 		t.Errorf("operator instance %+v", mc)
 	}
@@ -197,7 +197,7 @@ func TestEnv(t *testing.T) {
 		t.Errorf("sample env %v, want %v", got, want)
 	}
 	s.Kind = kindOperator
-	if got, want := s.env(), []string{"KUBECONFIG=k", "WATCH_NAMESPACE=", "RELATED_IMAGE_MEMCACHED=" + memcachedImage}; !slices.Equal(got, want) {
+	if got, want := s.env(), []string{"KUBECONFIG=k", "WATCH_NAMESPACE=", "RELATED_IMAGE_MEMCACHED=" + memcachedImage, "RELATED_IMAGE_CERT_RELOADER=" + certReloaderImage}; !slices.Equal(got, want) {
 		t.Errorf("operator env %v, want %v", got, want)
 	}
 }

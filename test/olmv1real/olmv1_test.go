@@ -325,8 +325,8 @@ func TestClusterExtensionLifecycle(t *testing.T) {
 	// With the preflight off for this one upgrade, the head installs; the memcached pods stay.
 	start = time.Now()
 	before := podUIDs(pods)
-	w := mcc.Watch(t, "watch", "-servers", servers, "-prefix", keyPrefix, "-n", "100", "-interval", "200ms")
-	time.Sleep(2 * time.Second)
+	w := mcc.Watch(t, "watch", "-servers", servers, "-prefix", keyPrefix, "-n", "100", "-interval", "200ms", "-progress")
+	w.WaitRounds(t, 3, 30*time.Second) // the client reads every key before the upgrade starts
 	patchExtension(t, `[{"op":"add","path":"/spec/install","value":{"preflight":{"crdUpgradeSafety":{"enforcement":"None"}}}}]`)
 	waitInstalled(t, suite.env["VERSION_HEAD"])
 	operatorPod(t, suite.env["OPERATOR_IMAGE_HEAD"])
@@ -340,7 +340,13 @@ func TestClusterExtensionLifecycle(t *testing.T) {
 		// written by every release from 0.2.0 on).
 		g.Expect(meta.FindStatusCondition(got.Status.Conditions, cachev1alpha1.ConditionDegraded)).NotTo(BeNil())
 	}, 2*time.Minute, poll).Should(Succeed())
-	time.Sleep(2 * time.Second)
+	// The new operator has reconciled; for a moment after that it must leave the pods alone too
+	// (a rollout it started would replace one within it).
+	g.Consistently(func(g Gomega) {
+		now, err := utils.InstancePods(ctx, suite.k8s, key)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(podUIDs(now)).To(Equal(before))
+	}, 2*time.Second, poll).Should(Succeed(), "memcached pods changed after the upgrade")
 	_, pods = utils.WaitAvailable(t, suite.k8s, key, 3, time.Minute)
 	g.Expect(podUIDs(pods)).To(Equal(before), "memcached pods changed across the upgrade")
 	for _, p := range pods {

@@ -21,6 +21,7 @@ package real
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -48,18 +49,19 @@ import (
 // rehashClient is `mcclient rehash` running in the client pod through `kubectl exec -i`: the test
 // writes server lists to its stdin (status.serverList as it changes) and closes it to get the report.
 type rehashClient struct {
-	cmd      *exec.Cmd
-	stdin    io.WriteCloser
-	out, err *bytes.Buffer
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	out   *bytes.Buffer
+	err   *utils.Progress
 }
 
 // startRehash starts `mcclient rehash` over n keys with prefix in the client pod of ns, with the
 // server list servers, getting every key every 100 ms with a 1 s dial and request timeout.
 func startRehash(t *testing.T, ns, prefix string, n int, servers []string) *rehashClient {
 	t.Helper()
-	c := &rehashClient{out: &bytes.Buffer{}, err: &bytes.Buffer{}}
+	c := &rehashClient{out: &bytes.Buffer{}, err: &utils.Progress{}}
 	c.cmd = exec.Command(suite.kubectl, "exec", "-i", "-n", ns, clientPod, "-c", clientPod, "--", clientBinary,
-		"rehash", "-prefix", prefix, "-n", strconv.Itoa(n), "-interval", "100ms", "-timeout", "1s")
+		"rehash", "-prefix", prefix, "-n", strconv.Itoa(n), "-interval", "100ms", "-timeout", "1s", "-progress")
 	c.cmd.Env = append(os.Environ(), "KUBECONFIG="+suite.kubeconfig)
 	c.cmd.Stdout, c.cmd.Stderr = c.out, c.err
 	var err error
@@ -77,6 +79,19 @@ func startRehash(t *testing.T, ns, prefix string, n int, servers []string) *reha
 	})
 	c.send(t, servers)
 	return c
+}
+
+// waitRounds waits until the client has done at least n rounds over the latest of lists server
+// lists it was given.
+func (c *rehashClient) waitRounds(t *testing.T, lists, n int) {
+	t.Helper()
+	NewWithT(t).Eventually(func() string {
+		rounds, l, onList := c.err.Rounds()
+		if l == lists && onList >= n {
+			return ""
+		}
+		return fmt.Sprintf("%d rounds, %d over list %d (want %d over list %d)", rounds, onList, l, n, lists)
+	}, 30*time.Second, 50*time.Millisecond).Should(BeEmpty(), "mcclient rehash made no progress; stderr: %.2000s", c.err.String())
 }
 
 // send gives the client a new server list: it re-hashes at once.
@@ -174,7 +189,9 @@ func TestGracefulShutdownOnScaleDown(t *testing.T) {
 	start = time.Now()
 	rehashing := startRehash(t, ns, prefix, keys, servers)
 	fixed := startRehash(t, ns, fixedPrefix, keys, ipServers)
-	time.Sleep(2 * time.Second) // both fill the keys and run rounds
+	// Both fill their keys (the first round) and read them back (the next two).
+	rehashing.waitRounds(t, 1, 3)
+	fixed.waitRounds(t, 1, 3)
 
 	g.Expect(suite.k8s.Patch(ctx, &cachev1alpha1.Memcached{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: key.Name}},
 		client.RawPatch(types.MergePatchType, []byte(`{"spec":{"size":2}}`)))).To(Succeed())
@@ -224,7 +241,9 @@ func TestGracefulShutdownOnScaleDown(t *testing.T) {
 	g.Expect(goneAt.IsZero()).To(BeFalse(), "pod %s still exists 2 min after the scale", removed.Name)
 	g.Expect(newList).NotTo(BeNil(), "status.serverList never changed to 2 entries")
 	g.Expect(sent).To(BeTrue())
-	time.Sleep(time.Second) // a few rounds over the final list
+	// The re-hashing client refills the moved keys (its first round over the final list) and
+	// reads them back (the next two).
+	rehashing.waitRounds(t, 2, 3)
 	rr, fr := rehashing.stop(t), fixed.stop(t)
 	suite.phases.Record(t, "shutdown: scale 3 -> 2 with two clients running", start)
 

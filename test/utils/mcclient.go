@@ -26,6 +26,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -103,15 +104,69 @@ func (m MCClient) RunInput(t testing.TB, input string, report any, args ...strin
 // Watcher is a long-running mcclient command (`mcclient watch ...`) fed through `kubectl exec -i`:
 // it runs until its stdin closes, then prints its report.
 type Watcher struct {
-	cmd      *exec.Cmd
-	stdin    io.WriteCloser
-	out, err *bytes.Buffer
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	out   *bytes.Buffer
+	err   *Progress
+}
+
+// Progress is the stderr of a long-running mcclient command started with -progress: it keeps
+// every line but the progress lines ("round N" after each round of watch, "round N list L" of
+// rehash, L the server lists it was given), of which it holds the latest figures, so a test waits
+// for rounds instead of sleeping. Safe for the writer and readers at once.
+type Progress struct {
+	mu                    sync.Mutex
+	partial               []byte
+	rounds, lists, onList int
+	other                 bytes.Buffer
+}
+
+// Write implements io.Writer.
+func (p *Progress) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.partial = append(p.partial, b...)
+	for {
+		i := bytes.IndexByte(p.partial, '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		line := string(p.partial[:i])
+		p.partial = p.partial[i+1:]
+		var rounds, lists int
+		if n, _ := fmt.Sscanf(line, "round %d list %d", &rounds, &lists); n >= 1 && strings.HasPrefix(line, "round ") {
+			if n == 1 {
+				lists = 1 // watch: one list for good
+			}
+			if lists != p.lists {
+				p.lists, p.onList = lists, 0
+			}
+			p.rounds = rounds
+			p.onList++
+			continue
+		}
+		p.other.WriteString(line + "\n")
+	}
+}
+
+// Rounds returns the rounds done, the server lists received and the rounds done over the latest.
+func (p *Progress) Rounds() (rounds, lists, onList int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.rounds, p.lists, p.onList
+}
+
+// String returns what was written but the progress lines.
+func (p *Progress) String() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.other.String() + string(p.partial)
 }
 
 // Watch starts `mcclient args...` (a watch) in the pod; it is killed when t ends if still running.
 func (m MCClient) Watch(t testing.TB, args ...string) *Watcher {
 	t.Helper()
-	w := &Watcher{cmd: m.exec(true, args...), out: &bytes.Buffer{}, err: &bytes.Buffer{}}
+	w := &Watcher{cmd: m.exec(true, args...), out: &bytes.Buffer{}, err: &Progress{}}
 	w.cmd.Stdout, w.cmd.Stderr = w.out, w.err
 	var err error
 	if w.stdin, err = w.cmd.StdinPipe(); err != nil {
@@ -127,6 +182,19 @@ func (m MCClient) Watch(t testing.TB, args ...string) *Watcher {
 		}
 	})
 	return w
+}
+
+// WaitRounds waits up to timeout until the watch (started with -progress) has done n rounds.
+func (w *Watcher) WaitRounds(t testing.TB, n int, timeout time.Duration) {
+	t.Helper()
+	if err := waitFor(timeout, func() error {
+		if rounds, _, _ := w.err.Rounds(); rounds < n {
+			return fmt.Errorf("%d of %d rounds (is -progress set?); stderr: %.2000s", rounds, n, w.err.String())
+		}
+		return nil
+	}); err != nil {
+		t.Fatalf("mcclient watch: %v", err)
+	}
 }
 
 // Stop closes the watch's stdin (mcclient then ends its last round and prints its report), waits

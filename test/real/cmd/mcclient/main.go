@@ -25,13 +25,16 @@ limitations under the License.
 //	mcclient hashset -servers H:P,... -prefix K -n N set each key on memcache.Pick(key, servers)
 //	mcclient locate -servers H:P,... -prefix K -n N  get each key from every server
 //	mcclient https-get -url URL [-token-stdin]       GET URL (TLS not verified), bearer token from stdin
-//	mcclient watch -servers H:P,... -prefix K -n N [-interval 200ms] [-duration 15m]
+//	mcclient watch -servers H:P,... -prefix K -n N [-interval 200ms] [-duration 15m] [-progress]
 //	                                                 every interval get each key from the server
-//	                                                 memcache.Pick chose, until stdin closes
-//	mcclient rehash -prefix K -n N [-interval 100ms] [-timeout 1s]
+//	                                                 memcache.Pick chose, until stdin closes;
+//	                                                 -progress: "round N" on stderr after each round
+//	mcclient rehash -prefix K -n N [-interval 100ms] [-timeout 1s] [-progress]
 //	                                                 server lists on stdin, one a line: get each key
 //	                                                 from its server over the latest list, fill a
-//	                                                 miss with a set, until stdin closes (rehash.go)
+//	                                                 miss with a set, until stdin closes (rehash.go);
+//	                                                 -progress: "round N list L" on stderr after
+//	                                                 each round (rounds done, lists received)
 //
 // Keys are memcache.Key(prefix, i) for i in [0, n); values memcache.Value(key).
 //
@@ -82,6 +85,7 @@ func main() {
 	interval := fs.Duration("interval", 200*time.Millisecond, "time between two rounds (watch)")
 	duration := fs.Duration("duration", 15*time.Minute, "longest watch, when stdin stays open (watch, rehash)")
 	dialTimeout := fs.Duration("timeout", time.Second, "dial and request timeout (rehash)")
+	progress := fs.Bool("progress", false, `print "round N" to stderr after each round, N rounds done (watch), "round N list L" with L server lists received (rehash)`)
 	useTLS := fs.Bool("tls", false, "speak TLS, verifying servers against the CA of -credentials-stdin (or the system's)")
 	user := fs.String("user", "", "authenticate as this user (memcached -Y); the password comes from -credentials-stdin")
 	credsStdin := fs.Bool("credentials-stdin", false, `read {"ca","password","cert","key"} as JSON from stdin`)
@@ -113,10 +117,10 @@ func main() {
 		r := httpsGet(*url, *tokenStdin)
 		report, errs = r, r.Errors
 	case "watch":
-		r := watch(splitList(*servers), *prefix, *n, *interval, *duration)
+		r := watch(splitList(*servers), *prefix, *n, *interval, *duration, progressWriter(*progress))
 		report, errs = r, r.Errors
 	case "rehash":
-		r := rehash(*prefix, *n, *interval, *duration, *dialTimeout)
+		r := rehash(*prefix, *n, *interval, *duration, *dialTimeout, progressWriter(*progress))
 		report, errs = r, r.Errors
 	default:
 		usage()
@@ -131,6 +135,14 @@ func main() {
 		fmt.Fprintf(os.Stderr, "mcclient %s: %d error(s):\n  %s\n", cmd, len(errs), strings.Join(errs, "\n  "))
 		os.Exit(1)
 	}
+}
+
+// progressWriter is where watch and rehash print their progress lines: stderr with -progress.
+func progressWriter(on bool) io.Writer {
+	if on {
+		return os.Stderr
+	}
+	return nil
 }
 
 func usage() {
@@ -388,8 +400,8 @@ func locate(servers []string, prefix string, n int) memcache.PlacementReport {
 // watch gets every key from its server (memcache.Pick) each interval, over one connection per
 // server (dialled again after an error), until stdin reaches EOF (the caller closes the stdin of
 // `kubectl exec -i`) or duration passes. Every failed get is an error: a connection error, a miss
-// or a wrong value.
-func watch(servers []string, prefix string, n int, interval, duration time.Duration) memcache.WatchReport {
+// or a wrong value. With progress set, each round ends with a line "round N" on it (rounds done).
+func watch(servers []string, prefix string, n int, interval, duration time.Duration, progress io.Writer) memcache.WatchReport {
 	sorted := slices.Sorted(slices.Values(servers))
 	r := memcache.WatchReport{Servers: sorted, IntervalMs: interval.Milliseconds()}
 	if len(servers) == 0 {
@@ -434,6 +446,9 @@ func watch(servers []string, prefix string, n int, interval, duration time.Durat
 			default:
 				r.Gets++
 			}
+		}
+		if progress != nil {
+			fmt.Fprintf(progress, "round %d\n", r.Rounds)
 		}
 		select {
 		case <-stop:

@@ -20,6 +20,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"time"
@@ -36,8 +37,10 @@ const maxErrorLines = 50
 // sorted. A miss is filled with a set on that server (the key moved with a re-hash: a real client
 // would recompute the value); a new line switches the list at once; stdin's end or duration stops
 // it. Connections are kept per server; dialTimeout bounds each dial and request. After a server
-// fails in a round, its other keys of that round count as failed without another dial.
-func rehash(prefix string, n int, interval, duration, dialTimeout time.Duration) memcache.RehashReport {
+// fails in a round, its other keys of that round count as failed without another dial. With
+// progress set, each round ends with a line "round N list L" on it (rounds done, lists received),
+// so a caller can wait for rounds instead of sleeping.
+func rehash(prefix string, n int, interval, duration, dialTimeout time.Duration, progress io.Writer) memcache.RehashReport {
 	r := memcache.RehashReport{IntervalMs: interval.Milliseconds(), Answered: map[string]int{},
 		LastAnswer: map[string]string{}, FirstError: map[string]string{}}
 	now := func() string { return time.Now().UTC().Format(time.RFC3339Nano) }
@@ -126,6 +129,9 @@ func rehash(prefix string, n int, interval, duration, dialTimeout time.Duration)
 				answered(s)
 				r.Gets++
 			}
+		}
+		if progress != nil {
+			fmt.Fprintf(progress, "round %d list %d\n", r.Rounds, len(r.Lists))
 		}
 		select {
 		case l, ok := <-lists:
