@@ -12,7 +12,7 @@ OLM_HEAD_BUNDLE ?= $(CURDIR)/bundle
 test-olm: cluster-up build ## Prove under real OLM on the kwok cluster: every install mode with OLM's RBAC (metrics auth, namespace deletion) and the channel policy (upgrades and OperatorGroup reuse: test-olm-real).
 	CLUSTER_DIR="$(CLUSTER_DIR)" hack/olm/olm-up.sh
 	CLUSTER_DIR="$(CLUSTER_DIR)" CATALOG_HEAD_BUNDLE="$(OLM_HEAD_BUNDLE)" hack/olm/catalog-serve.sh start
-	KUBECONFIG="$(LOCAL_KUBECONFIG)" CATALOG_HEAD_BUNDLE="$(OLM_HEAD_BUNDLE)" OLM_HEAD_VERSION=$(VERSION) OLM_BINARIES="v$(VERSION)=$(LOCALBIN)/manager" \
+	KUBECONFIG="$(LOCAL_KUBECONFIG)" CATALOG_HEAD_BUNDLE="$(OLM_HEAD_BUNDLE)" OLM_HEAD_VERSION=$(VERSION) OLM_BINARIES="v$(VERSION)=$(LOCALBIN)/manager$(if $(IMG_DIGEST),$(comma)$(IMG_DIGEST)=$(LOCALBIN)/manager)" \
 		go test -tags olm ./test/olm/ -v -count=1 -timeout 30m
 
 .PHONY: test-e2e

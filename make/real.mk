@@ -108,8 +108,8 @@ test-olm-real: kubectl kustomize operator-sdk ## Prove OLM in the real-node clus
 	INDEX_IMAGE=$(LOCAL_REGISTRY_TLS)/local/opm-index:$(OPM_VERSION) INDEX_IMAGE_HTTP=$(LOCAL_REGISTRY)/local/opm-index:$(OPM_VERSION) \
 	DECOMPRESSION_IMAGE=$(LOCAL_REGISTRY)/ubi9/ubi:9.8 SSL_CERT_FILE="$(REGISTRY_DIR)/tls/ca-bundle.crt" \
 	OPERATOR_IMAGE_PREVIOUS=$$OPERATOR_IMAGE_$(call version-key,$(OLM_REAL_PREVIOUS)) OPERATOR_IMAGE_HEAD=$$OPERATOR_IMAGE_$(call version-key,$(VERSION)) \
-	VERSION_OLDEST=$(OLM_REAL_OLDEST) OPERATOR_IMAGE_OLDEST=$$OPERATOR_IMAGE_$(call version-key,$(OLM_REAL_OLDEST)) \
-	CATALOG_IMAGE_HEAD=$(OLM_REAL_CATALOG):olm-real CATALOG_IMAGE_OLDEST=$(OLM_REAL_CATALOG):olm-real-v$(OLM_REAL_OLDEST) \
+	VERSION_PREVIOUS=$(OLM_REAL_PREVIOUS) \
+	CATALOG_IMAGE_HEAD=$(OLM_REAL_CATALOG):olm-real CATALOG_IMAGE_PREVIOUS=$(OLM_REAL_CATALOG):olm-real-v$(OLM_REAL_PREVIOUS) \
 	CATALOG_IMAGE_POLLED=$(OLM_REAL_CATALOG):olmreal-test \
 	OLMREAL_ARTIFACTS="$(REAL_CLUSTER_DIR)/test-olm-real" \
 		go test -tags real ./test/olmreal/ -v -count=1 -timeout 30m
@@ -136,7 +136,7 @@ olmv1-down: kubectl ## Delete every ClusterExtension and ClusterCatalog (NODE=re
 	$(OLMV1_ENV) hack/olm/olmv1-down.sh $(if $(filter 1,$(PURGE)),--purge)
 
 .PHONY: test-olmv1-real
-test-olmv1-real: kubectl kustomize opm ## Prove OLM v1 on the real node (test/olmv1real): ClusterCatalog, ClusterExtension install, deprecation, version pin, CRD upgrade safety, upgrade, uninstall, SingleNamespace.
+test-olmv1-real: kubectl kustomize opm ## Prove OLM v1 on the real node (test/olmv1real): ClusterCatalog, ClusterExtension install, deprecation, version pin, CRD upgrade safety, the previous release to the head with the preflight at its default, uninstall, SingleNamespace.
 	$(MAKE) --no-print-directory cluster-up NODE=real CLUSTER_DIR=$(REAL_CLUSTER_DIR)
 	test ! -f "$(REAL_CLUSTER_DIR)/deploy/kustomization.yaml" || $(MAKE) --no-print-directory undeploy-real
 	@# What the OLM v0 stories leave (their namespaces, the Memcached CRD OLM v0 installed) would clash with the v1 install.
@@ -147,8 +147,9 @@ test-olmv1-real: kubectl kustomize opm ## Prove OLM v1 on the real node (test/ol
 	$(OLMV1_ENV) hack/olm/olmv1-down.sh
 	set -a; . "$(REGISTRY_DIR)/images.env"; . "$(REGISTRY_DIR)/mirror.env"; set +a; $(OLMV1_ENV) SAMPLES_DIR="$(CURDIR)/config/samples/olmv1" \
 	CATALOG_IMAGE_HEAD=$$OLM_REAL_CATALOG_IMAGE CATALOG_IMAGE_OLDEST=$$OLM_REAL_CATALOG_IMAGE_OLDEST \
-	VERSION_HEAD=$(VERSION) VERSION_OLDEST=$(OLM_REAL_OLDEST) \
+	VERSION_HEAD=$(VERSION) VERSION_OLDEST=$(OLM_REAL_OLDEST) VERSION_PREVIOUS=$(OLM_REAL_PREVIOUS) \
 	OPERATOR_IMAGE_HEAD=$$OPERATOR_IMAGE_$(call version-key,$(VERSION)) OPERATOR_IMAGE_OLDEST=$$OPERATOR_IMAGE_$(call version-key,$(OLM_REAL_OLDEST)) \
+	OPERATOR_IMAGE_PREVIOUS=$$OPERATOR_IMAGE_$(call version-key,$(OLM_REAL_PREVIOUS)) \
 		go test -tags real ./test/olmv1real/ -v -count=1 -timeout 20m
 
 .PHONY: demo-olmv1-real

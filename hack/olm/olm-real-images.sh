@@ -9,7 +9,7 @@
 #     Dockerfile builds it (hack/images/local-images.sh operator);
 #   - the bundle image $REGISTRY/memcached-operator-bundle:vVERSION: that release's bundle/ and
 #     bundle.Dockerfile, built with buildah, after rewriting in a temporary copy only the CSV's operator
-#     image (registry.example.com/memcached-operator:vVERSION, in the Deployment and the
+#     image (registry.example.com/memcached-operator:vVERSION or @sha256:..., in the Deployment and the
 #     containerImage annotation) and its memcached image (RELATED_IMAGE_MEMCACHED and relatedImages)
 #     to the local registry's images by digest. Nothing else of the bundle changes (checked).
 # Digests are recorded in $REGISTRY_DIR/images.env as OPERATOR_IMAGE_V<X_Y_Z> and
@@ -28,7 +28,9 @@
 #     the channels that hold it), recorded as OLM_REAL_CATALOG_IMAGE;
 #   - $REGISTRY/memcached-operator-catalog:olm-real-v<OLDEST>: the same catalog cut at the oldest
 #     version (newer bundles, their channel entries and deprecations left out), so that pushing the
-#     first one over it moves every channel's head forward (recorded as OLM_REAL_CATALOG_IMAGE_OLDEST).
+#     first one over it moves every channel's head forward (recorded as OLM_REAL_CATALOG_IMAGE_OLDEST);
+#   - $REGISTRY/memcached-operator-catalog:olm-real-v<PREVIOUS>: the same cut at the version before
+#     the newest (the upgrade users of the last release take; OLM_REAL_CATALOG_IMAGE_PREVIOUS).
 # A catalog is only built from all the versions of catalog/ up to the newest one given (opm
 # validate checks the result). Skips an image whose inputs did not change.
 #
@@ -44,7 +46,13 @@ export REGISTRY_DIR REGISTRY_PORT BUILDAH_DIR
 registry=127.0.0.1:$REGISTRY_PORT
 head_version=${VERSION:-$(sed -n 's/^VERSION ?= //p' "$root/Makefile")}
 public_repo=registry.example.com/memcached-operator
-public_memcached=docker.io/library/memcached:1.6.38-alpine
+# csv_memcached CSV: the memcached image the CSV names (RELATED_IMAGE_MEMCACHED), the one each
+# release's bundle has rewritten to the local stand-in (releases name different upstream tags).
+csv_memcached() { awk '/name: RELATED_IMAGE_MEMCACHED$/ { getline; sub(/^ *value: */, ""); print; exit }' "$1"; }
+# operator_ref V: the pattern (sed -E) of the operator image release V's CSV names: by tag up to
+# 0.2.3 (registry.example.com/memcached-operator:vV), by digest from the first release `make
+# release` pinned (registry.example.com/memcached-operator@sha256:...).
+operator_ref() { printf '%s(:v%s|@sha256:[0-9a-f]{64})' "${public_repo//./\\.}" "${1//./\\.}"; }
 
 t0=$(date +%s%N)
 # shellcheck source=../lib/procs.sh
@@ -97,15 +105,18 @@ for v in "${versions[@]}"; do
   csv=$dir/bundle/manifests/memcached-operator.clusterserviceversion.yaml
   [ -f "$csv" ] && [ -f "$dir/bundle.Dockerfile" ] || die "$v has no bundle/ or bundle.Dockerfile"
   cp "$csv" "$work/csv-$v.orig"
-  sed -i -e "s#$public_repo:v$v\$#$operator#" -e "s#$public_memcached\$#$memcached#" "$csv"
+  public_memcached=$(csv_memcached "$csv")
+  [ -n "$public_memcached" ] || die "$v: no RELATED_IMAGE_MEMCACHED in its CSV"
+  echo "$v $public_memcached" >>"$work/memcached-images"
+  sed -i -E -e "s#$(operator_ref "$v")\$#$operator#" -e "s#${public_memcached//./\\.}\$#$memcached#" "$csv"
   # The operator's image is named by the Deployment and the containerImage annotation, and from the
   # release with the certificate reloader also by RELATED_IMAGE_CERT_RELOADER and relatedImages;
   # the memcached image by RELATED_IMAGE_MEMCACHED and relatedImages. Every one of them, and nothing
   # else, is rewritten.
-  ops=$(grep -c "$public_repo:v$v\$" "$work/csv-$v.orig" || true)
+  ops=$(grep -cE "$(operator_ref "$v")\$" "$work/csv-$v.orig" || true)
   changed=$(diff "$work/csv-$v.orig" "$csv" | grep -c '^>' || true)
   { [ "$ops" = 2 ] || [ "$ops" = 4 ]; } && [ "$changed" = $((ops + 2)) ] && [ "$(grep -c "$operator" "$csv")" = "$ops" ] &&
-    [ "$(grep -c "$memcached" "$csv")" = 2 ] && ! grep -q "$public_repo:" "$csv" ||
+    [ "$(grep -c "$memcached" "$csv")" = 2 ] && ! grep -qE "$public_repo[:@]" "$csv" ||
     die "$v: expected 2 or 4 operator and 2 memcached image references in the CSV, the rewrite changed $changed lines"
   ref=$registry/memcached-operator-bundle:v$v
   inputs=$( (cd "$dir" && find bundle bundle.Dockerfile -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) | sha256sum | cut -c1-64)
@@ -145,7 +156,8 @@ for v in "${versions[@]}"; do
     { cat "$work/render-$v.log" >&2; die "$v: opm render $bundle failed"; }
   jq -c --arg name "memcached-operator.v$v" 'select(.schema == "olm.bundle" and .name == $name)' "$work/committed.json" >"$work/committed-$v.json"
   [ -s "$work/committed-$v.json" ] || die "$v: no bundle memcached-operator.v$v in catalog/"
-  objects "$work/committed-$v.json" | sed -e "s#$public_repo:v$v\"#$operator\"#g" -e "s#$public_memcached\"#$memcached\"#g" >"$work/want-$v"
+  public_memcached=$(awk -v v="$v" '$1 == v { print $2 }' "$work/memcached-images")
+  objects "$work/committed-$v.json" | sed -E -e "s#$(operator_ref "$v")\"#$operator\"#g" -e "s#${public_memcached//./\\.}\"#$memcached\"#g" >"$work/want-$v"
   objects "$cat_dir/bundle-$v.json" >"$work/got-$v"
   if diff -q "$work/want-$v" "$work/got-$v" >/dev/null; then
     continue
@@ -199,4 +211,7 @@ OPM_IMAGE_REF=$(sed -n 's/^OPM_IMAGE=//p' "$REGISTRY_DIR/images.env")
 [[ $OPM_IMAGE_REF == *@sha256:* ]] || die "no OPM_IMAGE by digest in $REGISTRY_DIR/images.env"
 catalog_image olm-real "$newest" OLM_REAL_CATALOG_IMAGE
 catalog_image "olm-real-v$oldest" "$oldest" OLM_REAL_CATALOG_IMAGE_OLDEST
+if [ ${#sorted[@]} -gt 1 ]; then
+  catalog_image "olm-real-v${sorted[-2]}" "${sorted[-2]}" OLM_REAL_CATALOG_IMAGE_PREVIOUS
+fi
 step "done: ${versions[*]}; digests in $REGISTRY_DIR/images.env"

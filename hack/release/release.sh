@@ -9,32 +9,36 @@
 #      rules against a released bundle.
 #   2. Records the previous release's commit in hack/release/releases (the commit that added its bundle to
 #      catalog/), so the OLM upgrade tests can build that release's operator.
-#   3. Resolves the memcached image (the operand, RELATED_IMAGE_MEMCACHED) and the exporter's
-#      (RELATED_IMAGE_MEMCACHED_EXPORTER) to digests and writes them into config/manager/manager.yaml:
-#      in the local tier the local registry's stand-ins (MEMCACHED_IMAGE and MEMCACHED_EXPORTER_IMAGE
-#      of $REGISTRY_DIR/images.env, from hack/images/local-images.sh memcached and make real-images),
-#      on a connected machine the images manager.yaml names (MEMCACHED_IMAGE, when set, for
-#      memcached) resolved with skopeo.
-#   4. Bumps VERSION in the Makefile, builds and pushes the operator image RELEASE_TAG_BASE:vVERSION
-#      (make docker-build docker-push), resolves its digest and writes IMG_DIGEST (and, when
-#      RELEASE_TAG_BASE is not the Makefile's IMAGE_TAG_BASE, IMAGE_TAG_BASE) into the Makefile, so
-#      `make bundle` (and bundle-check) reproduce the pinned bundle from the committed sources.
-#   5. Marks the CSV base features.operators.openshift.io/disconnected "true" (every image is now
-#      pinned by digest; `catalog-tool check-disconnected` enforces it), regenerates and validates
-#      bundle/ (make bundle).
+#   3. On a connected machine, resolves the memcached image (the operand, RELATED_IMAGE_MEMCACHED)
+#      and the exporter's (RELATED_IMAGE_MEMCACHED_EXPORTER) of config/manager/manager.yaml
+#      (MEMCACHED_IMAGE, when set, for memcached) to digests with skopeo and writes them back. The
+#      local tier cannot reach the public registries and keeps their tags.
+#   4. Bumps VERSION in the Makefile, builds the operator image and pushes it as
+#      PUSH_TAG_BASE:vVERSION (make docker-build docker-push), resolves its digest and writes
+#      IMG_DIGEST (and, when RELEASE_TAG_BASE is not the Makefile's IMAGE_TAG_BASE, IMAGE_TAG_BASE)
+#      into the Makefile, so `make bundle` (and bundle-check) reproduce the pinned bundle from the
+#      committed sources: the CSV names RELEASE_TAG_BASE@<digest>.
+#   5. When every image is pinned (connected), marks the CSV base
+#      features.operators.openshift.io/disconnected "true" (`catalog-tool check-disconnected`
+#      enforces that the claim holds), regenerates and validates bundle/ (make bundle).
 #   6. Builds the bundle image reproducibly (hack/release/catalog-render.sh build VERSION), pushes it to the
-#      local registry and as RELEASE_TAG_BASE-bundle:vVERSION (same digest, checked), and adds the
+#      local registry and as PUSH_TAG_BASE-bundle:vVERSION (same digest, checked), and adds the
 #      release to the catalog template as the head of candidate, pinned by that digest under the public
 #      name (make catalog BUNDLE_DIGEST=sha256:...), which renders catalog/ with opm and validates it.
 #
 # CONTAINER_TOOL (hack/images/container-tool.sh: docker, else podman, else buildah; `make release` passes the
 # Makefile's) builds and pushes the operator image and builds the bundle image; skopeo copies the
-# bundle image to RELEASE_TAG_BASE with its digest unchanged. RELEASE_TAG_BASE (where the images are
-# pushed and what the bundle and catalog name): the Makefile's IMAGE_TAG_BASE (the public names) on
-# a connected machine (CONTAINER_TOOL docker or podman, which build from the public base images),
-# else LOCAL_IMAGE_TAG_BASE (the local registry, 127.0.0.1:REGISTRY_PORT/memcached-operator): a
-# local-tier release (buildah, the local base images) names local images and is for trying the
-# release flow, not for publication.
+# bundle image to PUSH_TAG_BASE with its digest unchanged. RELEASE_TAG_BASE is what the bundle
+# and the catalog name: the Makefile's IMAGE_TAG_BASE (the public names) unless set. PUSH_TAG_BASE
+# is where the images are pushed: RELEASE_TAG_BASE on a connected machine (CONTAINER_TOOL docker or
+# podman, which build from the public base images); in the local tier (buildah, the local base
+# images, no route to the public registries) LOCAL_IMAGE_TAG_BASE, the local registry
+# (127.0.0.1:REGISTRY_PORT/memcached-operator). An image is named by its digest, which is its
+# content: the local tier's release names the public repository with the digest of the image it
+# pushed locally, and publishing it is copying those bytes (`skopeo copy --all` by digest, printed
+# at the end; docs/releasing.md). What the local tier cannot do is resolve the public operand
+# images (memcached, the exporter) to digests: it keeps their tags from config/manager, and the CSV
+# keeps features.operators.openshift.io/disconnected "false" (a connected release pins them).
 #
 # Stops at the first failure; the files it edited are then undone with `git checkout -- Makefile
 # config/manager config/manifests/bases bundle catalog catalog-template hack/release/releases` (it refuses to start when they
@@ -81,11 +85,11 @@ connected=0
 case $CONTAINER_TOOL in docker | podman) connected=1 ;; esac
 makefile_base=$(sed -n 's/^IMAGE_TAG_BASE ?= //p' Makefile)
 local_base=${LOCAL_IMAGE_TAG_BASE:-127.0.0.1:$REGISTRY_PORT/memcached-operator}
-if [ -z "${RELEASE_TAG_BASE:-}" ]; then
-  if [ $connected = 1 ]; then RELEASE_TAG_BASE=$makefile_base; else RELEASE_TAG_BASE=$local_base; fi
+RELEASE_TAG_BASE=${RELEASE_TAG_BASE:-$makefile_base}
+if [ -z "${PUSH_TAG_BASE:-}" ]; then
+  if [ $connected = 1 ]; then PUSH_TAG_BASE=$RELEASE_TAG_BASE; else PUSH_TAG_BASE=$local_base; fi
 fi
-step "releasing $version (previous $previous) with images under $RELEASE_TAG_BASE"
-[ "$RELEASE_TAG_BASE" = "$makefile_base" ] || step "note: $RELEASE_TAG_BASE is not the Makefile's IMAGE_TAG_BASE ($makefile_base): a local-tier release, not for publication"
+step "releasing $version (previous $previous): images named $RELEASE_TAG_BASE, pushed to $PUSH_TAG_BASE"
 
 # digest-of IMAGE: the digest of IMAGE in its registry (plain HTTP on loopback).
 digest_of() {
@@ -125,19 +129,25 @@ pin_related() {
 if [ $connected = 1 ] && [ -n "${MEMCACHED_IMAGE:-}" ]; then
   pin_related_image config/manager/manager.yaml MEMCACHED "$MEMCACHED_IMAGE" || die "cannot set RELATED_IMAGE_MEMCACHED (above)"
 fi
-pin_related MEMCACHED MEMCACHED_IMAGE "hack/images/local-images.sh memcached"
-pin_related MEMCACHED_EXPORTER MEMCACHED_EXPORTER_IMAGE "make real-images"
+if [ $connected = 1 ]; then
+  pin_related MEMCACHED MEMCACHED_IMAGE "hack/images/local-images.sh memcached"
+  pin_related MEMCACHED_EXPORTER MEMCACHED_EXPORTER_IMAGE "make real-images"
+else
+  step "RELATED_IMAGE_MEMCACHED=$(related_image config/manager/manager.yaml MEMCACHED) and RELATED_IMAGE_MEMCACHED_EXPORTER=$(related_image config/manager/manager.yaml MEMCACHED_EXPORTER) stay by tag: their digests need the public registries (a connected release pins them)"
+fi
 
 # ----------------------------------------------------------------------- 4. the operator image
 sed -i "s/^VERSION ?= .*/VERSION ?= $version/; s/^IMG_DIGEST ?=.*/IMG_DIGEST ?=/" Makefile
 [ "$RELEASE_TAG_BASE" = "$makefile_base" ] || sed -i "s#^IMAGE_TAG_BASE ?= .*#IMAGE_TAG_BASE ?= $RELEASE_TAG_BASE#" Makefile
-"$MAKE" --no-print-directory docker-build docker-push IMG="$RELEASE_TAG_BASE:v$version" CONTAINER_TOOL="$CONTAINER_TOOL"
-img_digest=$(digest_of "$RELEASE_TAG_BASE:v$version")
+"$MAKE" --no-print-directory docker-build docker-push IMG="$PUSH_TAG_BASE:v$version" CONTAINER_TOOL="$CONTAINER_TOOL"
+img_digest=$(digest_of "$PUSH_TAG_BASE:v$version")
 sed -i "s/^IMG_DIGEST ?=.*/IMG_DIGEST ?= $img_digest/" Makefile
-step "operator image $RELEASE_TAG_BASE@$img_digest"
+step "operator image $RELEASE_TAG_BASE@$img_digest (pushed as $PUSH_TAG_BASE:v$version)"
 
 # ------------------------------------------------------------------------------------ 5. bundle
-sed -i 's/^\(    features.operators.openshift.io\/disconnected: \).*/\1"true"/' config/manifests/bases/memcached-operator.clusterserviceversion.yaml
+if [ $connected = 1 ]; then
+  sed -i 's/^\(    features.operators.openshift.io\/disconnected: \).*/\1"true"/' config/manifests/bases/memcached-operator.clusterserviceversion.yaml
+fi
 "$MAKE" --no-print-directory bundle
 "$root/bin/catalog-tool" check-disconnected -bundle-dir bundle
 
@@ -147,18 +157,23 @@ sed -i 's/^\(    features.operators.openshift.io\/disconnected: \).*/\1"true"/' 
 # under RELEASE_TAG_BASE-bundle; the template pins its digest.
 bundle_digest=$(REGISTRY_PORT=$REGISTRY_PORT "$root/hack/release/catalog-render.sh" build "$version")
 local_bundle=127.0.0.1:$REGISTRY_PORT/memcached-operator-bundle
-if [ "$RELEASE_TAG_BASE-bundle" != "$local_bundle" ]; then
+if [ "$PUSH_TAG_BASE-bundle" != "$local_bundle" ]; then
   # skopeo copies registry to registry without recompressing, so the digest stays the one pinned
   # (a docker pull/tag/push could recompress the layer); it reads docker's and podman's logins.
   tls=()
-  case $RELEASE_TAG_BASE in 127.0.0.1:* | localhost:*) tls=(--dest-tls-verify=false) ;; esac
-  skopeo copy --quiet --src-tls-verify=false "${tls[@]}" "docker://$local_bundle:v$version" "docker://$RELEASE_TAG_BASE-bundle:v$version"
-  [ "$(digest_of "$RELEASE_TAG_BASE-bundle:v$version")" = "$bundle_digest" ] ||
-    die "$RELEASE_TAG_BASE-bundle:v$version does not have the digest of the reproducible build ($bundle_digest)"
+  case $PUSH_TAG_BASE in 127.0.0.1:* | localhost:*) tls=(--dest-tls-verify=false) ;; esac
+  skopeo copy --quiet --src-tls-verify=false "${tls[@]}" "docker://$local_bundle:v$version" "docker://$PUSH_TAG_BASE-bundle:v$version"
+  [ "$(digest_of "$PUSH_TAG_BASE-bundle:v$version")" = "$bundle_digest" ] ||
+    die "$PUSH_TAG_BASE-bundle:v$version does not have the digest of the reproducible build ($bundle_digest)"
 fi
 "$MAKE" --no-print-directory catalog BUNDLE_DIGEST="$bundle_digest"
 step "bundle image $RELEASE_TAG_BASE-bundle@$bundle_digest is the head of candidate (catalog-template/, catalog/)"
 
+if [ "$PUSH_TAG_BASE" != "$RELEASE_TAG_BASE" ]; then
+  step "publish (same bytes, same digests) from a machine that reaches the public registry:"
+  echo "  skopeo copy --all docker://$PUSH_TAG_BASE@$img_digest docker://$RELEASE_TAG_BASE:v$version"
+  echo "  skopeo copy --all docker://$local_bundle@$bundle_digest docker://$RELEASE_TAG_BASE-bundle:v$version"
+fi
 step "released $version into candidate; review and commit:"
 git status --short -- Makefile config bundle catalog catalog-template hack/release/releases CHANGELOG.md
 echo "promote it after soak: make promote VERSION=$version CHANNEL=fast, later CHANNEL=stable"

@@ -78,7 +78,9 @@ func newReleaseCopy(t *testing.T, g Gomega) *releaseCopy {
 	newest := versions[len(versions)-1]
 	next := strconv.Itoa(newest[0]) + "." + strconv.Itoa(newest[1]+1) + ".0"
 	bin := filepath.Join(repoRoot, "bin")
-	runIn(t, dir, "make", "--no-print-directory", "bundle", "VERSION="+next, "LOCALBIN="+bin)
+	// IMG_DIGEST empty: the copy's operator is named by its tag (v<next>), which the runner maps to
+	// the head's binary; the head's own release digest would name the head.
+	runIn(t, dir, "make", "--no-print-directory", "bundle", "VERSION="+next, "IMG_DIGEST=", "LOCALBIN="+bin)
 	runIn(t, dir, filepath.Join(bin, "catalog-tool"), "add", "-template", filepath.Join("catalog-template", packageName+".yaml"), "-version", next,
 		"-dir", filepath.Join("catalog", packageName), "-bundle-dir", "bundle",
 		"-image", "registry.example.com/memcached-operator-bundle:v"+next, "-channels", "candidate", "-default-channel", "stable",

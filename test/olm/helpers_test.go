@@ -111,7 +111,8 @@ func setup() error {
 	if k8s, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
 		return err
 	}
-	// OLM_BINARIES maps operator image tags to local builds: "v0.1.0=bin/manager-v0.1.0,v0.2.0=bin/manager".
+	// OLM_BINARIES maps operator image tags or digests to local builds:
+	// "v0.1.0=bin/manager-v0.1.0,v0.2.0=bin/manager,sha256:…=bin/manager".
 	binaries = map[string]string{}
 	for _, kv := range strings.Split(os.Getenv("OLM_BINARIES"), ",") {
 		tag, path, ok := strings.Cut(strings.TrimSpace(kv), "=")

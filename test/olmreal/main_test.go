@@ -29,9 +29,9 @@ limitations under the License.
 // (test/real/cmd/mcclient); OPERATOR_IMAGE_PREVIOUS and OPERATOR_IMAGE_HEAD (what each CSV must
 // run, by digest); OLMREAL_ARTIFACTS (operator-sdk output, default a temporary directory).
 // For the catalog tests: CATALOG_IMAGE_HEAD (our catalog with every release, local names),
-// CATALOG_IMAGE_OLDEST (the same cut at the oldest release, VERSION_OLDEST), CATALOG_IMAGE_POLLED
-// (the tag the CatalogSource polls; the tests push the two others over it with skopeo) and
-// OPERATOR_IMAGE_OLDEST. For scorecard: BUNDLE_DIR (the bundle as shipped), SCORECARD_CONFIG (its
+// CATALOG_IMAGE_PREVIOUS (the same cut at the release before the head, VERSION_PREVIOUS) and
+// CATALOG_IMAGE_POLLED (the tag the CatalogSource polls; the tests push the two others over it
+// with skopeo). For scorecard: BUNDLE_DIR (the bundle as shipped), SCORECARD_CONFIG (its
 // scorecard configuration with the local test images, hack/olm/scorecard-real.sh config),
 // SCORECARD_UNTAR_IMAGE and SCORECARD_STORAGE_IMAGE.
 package olmreal
@@ -81,14 +81,14 @@ func setUp() error {
 	suite.env = map[string]string{}
 	for _, k := range []string{"KUBECONFIG", "KUBECTL", "OPERATOR_SDK", "BUNDLE_PREVIOUS", "BUNDLE_HEAD",
 		"BUNDLE_PREVIOUS_HTTP", "INDEX_IMAGE", "INDEX_IMAGE_HTTP", "DECOMPRESSION_IMAGE", "SSL_CERT_FILE",
-		"MCCLIENT_IMAGE", "OPERATOR_IMAGE_PREVIOUS", "OPERATOR_IMAGE_HEAD", "CATALOG_IMAGE_HEAD", "CATALOG_IMAGE_OLDEST",
-		"CATALOG_IMAGE_POLLED", "VERSION_OLDEST", "OPERATOR_IMAGE_OLDEST", "BUNDLE_DIR", "SCORECARD_CONFIG",
+		"MCCLIENT_IMAGE", "OPERATOR_IMAGE_PREVIOUS", "OPERATOR_IMAGE_HEAD", "CATALOG_IMAGE_HEAD", "CATALOG_IMAGE_PREVIOUS",
+		"CATALOG_IMAGE_POLLED", "VERSION_PREVIOUS", "BUNDLE_DIR", "SCORECARD_CONFIG",
 		"SCORECARD_UNTAR_IMAGE", "SCORECARD_STORAGE_IMAGE"} {
 		if suite.env[k] = os.Getenv(k); suite.env[k] == "" {
 			return fmt.Errorf("%s is not set: run `make test-olm-real` (see the package doc of test/olmreal)", k)
 		}
 	}
-	for _, k := range []string{"OPERATOR_IMAGE_PREVIOUS", "OPERATOR_IMAGE_HEAD", "OPERATOR_IMAGE_OLDEST", "MCCLIENT_IMAGE"} {
+	for _, k := range []string{"OPERATOR_IMAGE_PREVIOUS", "OPERATOR_IMAGE_HEAD", "MCCLIENT_IMAGE"} {
 		if !strings.Contains(suite.env[k], "@sha256:") {
 			return fmt.Errorf("%s=%s is not a reference by digest", k, suite.env[k])
 		}

@@ -41,9 +41,10 @@ import (
 // watchInterval is how often the client pod gets every key while the upgrade runs.
 const watchInterval = 200 * time.Millisecond
 
-// TestUpgradeByChannelBump is the upgrade user story on real pods: the oldest release is installed
-// from stable while our catalog image's stable channel ends there; then a catalog image whose
-// stable head is the current release is pushed over the same tag, and OLM, polling the tag, finds
+// TestUpgradeByChannelBump is the upgrade user story on real pods, the one users of the last
+// release take: the previous release (VERSION_PREVIOUS, its operator as released) is installed from
+// stable while our catalog image's stable channel ends there, and creates the Memcached; then a
+// catalog image whose stable head is the current release is pushed over the same tag, and OLM, polling the tag, finds
 // it and upgrades with no manual step. While a Memcached is stuck mid-rollout the old operator
 // reports Upgradeable=False and OLM holds the new CSV; once it goes, the upgrade completes. A
 // client pod gets every key every 200 ms throughout and must see no error; the memcached pods are
@@ -53,18 +54,18 @@ const watchInterval = 200 * time.Millisecond
 func TestUpgradeByChannelBump(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	oldCSV := packageName + ".v" + suite.env["VERSION_OLDEST"]
+	oldCSV := packageName + ".v" + suite.env["VERSION_PREVIOUS"]
 	headCSV := csvName(suite.env["BUNDLE_HEAD"])
 
 	start := time.Now()
-	publishCatalog(t, upgradeCatalogSource, suite.env["CATALOG_IMAGE_OLDEST"], oldCSV)
+	publishCatalog(t, upgradeCatalogSource, suite.env["CATALOG_IMAGE_PREVIOUS"], oldCSV)
 	suite.phases.Record(t, "catalog image with stable ending at "+oldCSV+" published and served", start)
 
 	start = time.Now()
 	ns := newNamespace(t)
 	ensureOperatorGroup(t, ns, []string{ns})
 	g.Expect(subscribe(t, upgradeCatalogSource, ns, "")).To(Equal(oldCSV))
-	waitOperatorReady(t, ns, suite.env["OPERATOR_IMAGE_OLDEST"])
+	waitOperatorReady(t, ns, suite.env["OPERATOR_IMAGE_PREVIOUS"])
 	suite.phases.Record(t, "Subscription to stable: "+oldCSV+" Succeeded, operator pod Ready", start)
 
 	start = time.Now()
@@ -118,7 +119,7 @@ func TestUpgradeByChannelBump(t *testing.T) {
 		next := &operatorsv1alpha1.ClusterServiceVersion{}
 		g.Expect(suite.k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: headCSV}, next)).To(Succeed())
 		g.Expect(next.Status.Phase).To(Equal(operatorsv1alpha1.CSVPhasePending), "the new CSV is held")
-		g.Expect(operatorImages(g, ns)).To(Equal([]string{suite.env["OPERATOR_IMAGE_OLDEST"]}))
+		g.Expect(operatorImages(g, ns)).To(Equal([]string{suite.env["OPERATOR_IMAGE_PREVIOUS"]}))
 	}, 10*time.Second, time.Second).Should(Succeed())
 	suite.phases.Record(t, "OLM holds "+headCSV+" (Pending, OperatorConditionNotUpgradeable); old operator still running", start)
 

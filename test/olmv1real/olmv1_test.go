@@ -25,7 +25,8 @@ limitations under the License.
 // Environment (make test-olmv1-real sets all of it): KUBECONFIG, KUBECTL, SAMPLES_DIR
 // (config/samples/olmv1), MCCLIENT_IMAGE, CATALOG_IMAGE_HEAD (our catalog with every release, local
 // names), CATALOG_IMAGE_OLDEST (the same cut at VERSION_OLDEST), VERSION_HEAD, VERSION_OLDEST,
-// OPERATOR_IMAGE_HEAD and OPERATOR_IMAGE_OLDEST (what each release's CSV runs, by digest). The
+// VERSION_PREVIOUS (the newest release before the head), OPERATOR_IMAGE_HEAD, OPERATOR_IMAGE_OLDEST
+// and OPERATOR_IMAGE_PREVIOUS (what each release's CSV runs, by digest). The
 // ClusterCatalog of SAMPLES_DIR polls a tag; the test pushes the two catalog images over it.
 package olmv1real
 
@@ -40,6 +41,7 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -47,6 +49,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -56,9 +59,11 @@ import (
 )
 
 const (
-	poll          = 500 * time.Millisecond
-	extName       = "memcached-operator"
-	installNS     = "memcached-operator-system"
+	poll      = 500 * time.Millisecond
+	extName   = "memcached-operator"
+	installNS = "memcached-operator-system"
+	// leaseName is the operator's leader election Lease (main.go's leaderElectionID).
+	leaseName     = "memcached-operator.cache.example.com"
 	operatorLabel = "control-plane=controller-manager"
 	crdName       = "memcacheds.cache.example.com"
 	clientPod     = "mcclient"
@@ -86,7 +91,7 @@ func TestMain(m *testing.M) {
 	start := time.Now()
 	suite.env = map[string]string{}
 	for _, k := range []string{"KUBECONFIG", "KUBECTL", "SAMPLES_DIR", "MCCLIENT_IMAGE", "CATALOG_IMAGE_HEAD", "CATALOG_IMAGE_OLDEST",
-		"VERSION_HEAD", "VERSION_OLDEST", "OPERATOR_IMAGE_HEAD", "OPERATOR_IMAGE_OLDEST"} {
+		"VERSION_HEAD", "VERSION_OLDEST", "VERSION_PREVIOUS", "OPERATOR_IMAGE_HEAD", "OPERATOR_IMAGE_OLDEST", "OPERATOR_IMAGE_PREVIOUS"} {
 		if suite.env[k] = os.Getenv(k); suite.env[k] == "" {
 			fmt.Fprintf(os.Stderr, "olmv1real: %s is not set: run `make test-olmv1-real` (see the package doc)\n", k)
 			os.Exit(1)
@@ -234,6 +239,18 @@ func operatorPod(t *testing.T, image string) corev1.Pod {
 	return pod
 }
 
+// waitLeader waits until the operator's leader election Lease is held by pod (client-go's
+// identity is <hostname>_<uuid>, a pod's hostname its name): from then on that operator
+// reconciles, while a Ready pod may still stand by behind the previous leader.
+func waitLeader(t *testing.T, pod string) {
+	t.Helper()
+	NewWithT(t).Eventually(func(g Gomega) {
+		l := &coordinationv1.Lease{}
+		g.Expect(suite.k8s.Get(context.Background(), client.ObjectKey{Namespace: installNS, Name: leaseName}, l)).To(Succeed())
+		g.Expect(ptr.Deref(l.Spec.HolderIdentity, "")).To(HavePrefix(pod + "_"))
+	}, 2*time.Minute, poll).Should(Succeed())
+}
+
 func podUIDs(pods []corev1.Pod) map[string]types.UID {
 	m := map[string]types.UID{}
 	for _, p := range pods {
@@ -244,10 +261,13 @@ func podUIDs(pods []corev1.Pod) map[string]types.UID {
 
 // TestClusterExtensionLifecycle is the OLM v1 user story, in order: a ClusterCatalog from our
 // catalog image; a ClusterExtension installing the oldest release (its deprecation surfacing); a
-// Memcached serving a client; a version pin holding an upgrade back while the catalog moves on;
-// the CRD upgrade safety preflight refusing the upgrade out of the oldest release, as our release
-// check predicts; the upgrade with the preflight off for that edge, memcached pods untouched and the
-// client answered throughout; the uninstall and what it keeps; a SingleNamespace install.
+// version pin holding an upgrade back while the catalog moves on; the CRD upgrade safety preflight
+// refusing the upgrade out of the oldest release, as our release check predicts; the previous
+// release (VERSION_PREVIOUS) installed with the preflight off for that edge, as
+// docs/olm.md tells users of the oldest releases; a Memcached that release creates, serving a
+// client; the upgrade users take, previous to head, with the preflight at its default (Strict),
+// memcached pods untouched and every key answered throughout; the uninstall and what it keeps; a
+// SingleNamespace install.
 func TestClusterExtensionLifecycle(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
@@ -278,21 +298,6 @@ func TestClusterExtensionLifecycle(t *testing.T) {
 	}
 	suite.phases.Record(t, "ClusterExtension Installed "+suite.env["VERSION_OLDEST"]+" (BundleDeprecated=True), operator pod Ready", start)
 
-	// A Memcached in a namespace of its own, keys on every server.
-	start = time.Now()
-	ns := utils.NewNamespace(t, suite.k8s, "olmv1", map[string]string{"pod-security.kubernetes.io/enforce": "restricted"}, 2*time.Minute)
-	key := client.ObjectKey{Namespace: ns, Name: "cache"}
-	g.Expect(suite.k8s.Create(ctx, utils.NewMemcached(ns, key.Name, 3))).To(Succeed())
-	mc, pods := utils.WaitAvailable(t, suite.k8s, key, 3, 3*time.Minute)
-	mcc := utils.MCClient{Kubectl: suite.env["KUBECTL"], Kubeconfig: suite.env["KUBECONFIG"], Namespace: ns,
-		Pod: clientPod, Image: suite.env["MCCLIENT_IMAGE"], Binary: clientBinary}
-	mcc.Start(t, suite.k8s)
-	servers := strings.Join(mc.Status.ServerList, ",")
-	var set memcache.PlacementReport
-	mcc.Run(t, &set, "hashset", "-servers", servers, "-prefix", keyPrefix, "-n", "100")
-	g.Expect(set.Keys).To(HaveLen(100))
-	suite.phases.Record(t, "Memcached Available (3 real pods), 100 keys set", start)
-
 	// A version pin holds the upgrade back while the catalog's channels move on.
 	start = time.Now()
 	patchExtension(t, `[{"op":"add","path":"/spec/source/catalog/version","value":"`+suite.env["VERSION_OLDEST"]+`"}]`)
@@ -322,14 +327,41 @@ func TestClusterExtensionLifecycle(t *testing.T) {
 	op = operatorPod(t, suite.env["OPERATOR_IMAGE_OLDEST"])
 	suite.phases.Record(t, "upgrade to the head refused by the CRD upgrade safety preflight (spec.image named)", start)
 
-	// With the preflight off for this one upgrade, the head installs; the memcached pods stay.
+	// The previous release, with the preflight off for the edge out of the oldest one (the only
+	// way off a release the preflight refuses to leave: docs/olm.md).
+	start = time.Now()
+	patchExtension(t, `[{"op":"add","path":"/spec/source/catalog/version","value":"`+suite.env["VERSION_PREVIOUS"]+`"},`+
+		`{"op":"add","path":"/spec/install","value":{"preflight":{"crdUpgradeSafety":{"enforcement":"None"}}}}]`)
+	waitInstalled(t, suite.env["VERSION_PREVIOUS"])
+	operatorPod(t, suite.env["OPERATOR_IMAGE_PREVIOUS"])
+	suite.phases.Record(t, "upgraded to "+suite.env["VERSION_PREVIOUS"]+" with enforcement None (the edge out of "+suite.env["VERSION_OLDEST"]+")", start)
+
+	// A Memcached the previous release creates, in a namespace of its own, keys on every server.
+	start = time.Now()
+	ns := utils.NewNamespace(t, suite.k8s, "olmv1", map[string]string{"pod-security.kubernetes.io/enforce": "restricted"}, 2*time.Minute)
+	key := client.ObjectKey{Namespace: ns, Name: "cache"}
+	g.Expect(suite.k8s.Create(ctx, utils.NewMemcached(ns, key.Name, 3))).To(Succeed())
+	mc, pods := utils.WaitAvailable(t, suite.k8s, key, 3, 3*time.Minute)
+	mcc := utils.MCClient{Kubectl: suite.env["KUBECTL"], Kubeconfig: suite.env["KUBECONFIG"], Namespace: ns,
+		Pod: clientPod, Image: suite.env["MCCLIENT_IMAGE"], Binary: clientBinary}
+	mcc.Start(t, suite.k8s)
+	servers := strings.Join(mc.Status.ServerList, ",")
+	var set memcache.PlacementReport
+	mcc.Run(t, &set, "hashset", "-servers", servers, "-prefix", keyPrefix, "-n", "100")
+	g.Expect(set.Keys).To(HaveLen(100))
+	suite.phases.Record(t, "Memcached Available (3 real pods), 100 keys set", start)
+
+	// The upgrade users take: previous to head, unpinned, the preflight back at its default.
 	start = time.Now()
 	before := podUIDs(pods)
 	w := mcc.Watch(t, "watch", "-servers", servers, "-prefix", keyPrefix, "-n", "100", "-interval", "200ms", "-progress")
 	w.WaitRounds(t, 3, 30*time.Second) // the client reads every key before the upgrade starts
-	patchExtension(t, `[{"op":"add","path":"/spec/install","value":{"preflight":{"crdUpgradeSafety":{"enforcement":"None"}}}}]`)
+	patchExtension(t, `[{"op":"remove","path":"/spec/source/catalog/version"},{"op":"remove","path":"/spec/install"}]`)
 	waitInstalled(t, suite.env["VERSION_HEAD"])
-	operatorPod(t, suite.env["OPERATOR_IMAGE_HEAD"])
+	_, cond, _ = extension(g)
+	t.Logf("upgrade %s -> %s with the preflight at its default: Progressing %s: %s", suite.env["VERSION_PREVIOUS"], suite.env["VERSION_HEAD"], cond("Progressing").Reason, cond("Progressing").Message)
+	head := operatorPod(t, suite.env["OPERATOR_IMAGE_HEAD"])
+	waitLeader(t, head.Name)
 	g.Eventually(func(g Gomega) {
 		got := &cachev1alpha1.Memcached{}
 		g.Expect(suite.k8s.Get(ctx, key, got)).To(Succeed())
@@ -340,13 +372,14 @@ func TestClusterExtensionLifecycle(t *testing.T) {
 		// written by every release from 0.2.0 on).
 		g.Expect(meta.FindStatusCondition(got.Status.Conditions, cachev1alpha1.ConditionDegraded)).NotTo(BeNil())
 	}, 2*time.Minute, poll).Should(Succeed())
-	// The new operator has reconciled; for a moment after that it must leave the pods alone too
-	// (a rollout it started would replace one within it).
+	// The new operator leads, so it has listed every Memcached and reconciles them within a
+	// second or two; for a while after that it must leave the pods alone too (a rollout it started
+	// would replace one within it).
 	g.Consistently(func(g Gomega) {
 		now, err := utils.InstancePods(ctx, suite.k8s, key)
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(podUIDs(now)).To(Equal(before))
-	}, 2*time.Second, poll).Should(Succeed(), "memcached pods changed after the upgrade")
+	}, 10*time.Second, poll).Should(Succeed(), "memcached pods changed after the upgrade")
 	_, pods = utils.WaitAvailable(t, suite.k8s, key, 3, time.Minute)
 	g.Expect(podUIDs(pods)).To(Equal(before), "memcached pods changed across the upgrade")
 	for _, p := range pods {
@@ -360,7 +393,7 @@ func TestClusterExtensionLifecycle(t *testing.T) {
 	g.Expect(report.Errors).To(BeEmpty(), "the client saw errors during the upgrade")
 	g.Expect(report.Rounds).To(BeNumerically(">", 10))
 	g.Expect(report.Gets).To(Equal(100 * report.Rounds))
-	suite.phases.Record(t, "upgraded to "+suite.env["VERSION_HEAD"]+" with enforcement None: same memcached pods, client saw 0 errors", start)
+	suite.phases.Record(t, "upgraded "+suite.env["VERSION_PREVIOUS"]+" -> "+suite.env["VERSION_HEAD"]+" with the preflight at its default: same memcached pods, 0 restarts, every key found in every round", start)
 
 	// Uninstall. The release holds the CRD: deleting the ClusterExtension deletes the CRD and with
 	// it every Memcached. Their Deployments and pods are another matter: once the kind is gone the

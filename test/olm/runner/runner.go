@@ -339,10 +339,12 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// ImageVersion returns the tag of an image reference ("" for none or a digest), e.g. "v0.2.0".
+// ImageVersion returns what identifies a build in an image reference: its digest when it has one
+// (a released CSV pins the operator by digest, e.g. "sha256:…"), else its tag (e.g. "v0.2.0"),
+// "" for neither. OLM_BINARIES maps either to a local binary.
 func ImageVersion(image string) string {
-	if strings.Contains(image, "@") {
-		return ""
+	if _, digest, ok := strings.Cut(image, "@"); ok {
+		return digest
 	}
 	if i := strings.LastIndex(image, ":"); i > strings.LastIndex(image, "/") {
 		return image[i+1:]

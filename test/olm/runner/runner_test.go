@@ -77,9 +77,10 @@ func TestResolveEnv(t *testing.T) {
 
 func TestImageVersion(t *testing.T) {
 	for image, want := range map[string]string{
-		"registry.example.com/memcached-operator:v0.2.0":   "v0.2.0",
-		"registry.example.com:5000/memcached-operator":     "",
-		"registry.example.com/memcached-operator@sha256:0": "",
+		"registry.example.com/memcached-operator:v0.2.0":          "v0.2.0",
+		"registry.example.com:5000/memcached-operator":            "",
+		"registry.example.com/memcached-operator@sha256:0":        "sha256:0",
+		"registry.example.com/memcached-operator:v0.3.0@sha256:1": "sha256:1",
 	} {
 		if got := ImageVersion(image); got != want {
 			t.Errorf("ImageVersion(%q) = %q, want %q", image, got, want)
