@@ -43,6 +43,9 @@ limitations under the License.
 //	catalog check-crd-upgrade -dir catalog/memcached-operator -bundle-dir bundle
 //	    fails when the CRDs of the next release (bundle/) fail OLM v1's CRD upgrade-safety rules
 //	    against a release of the catalog (CheckNextCRDs), before the release is cut.
+//	catalog check-version -dir catalog/memcached-operator -version X.Y.Z -bundle-dir bundle
+//	    fails when the head's bundle (bundle/, built as VERSION) carries a released version's name
+//	    with other content, or a version not newer than every release (CheckHeadVersion).
 //	catalog check-changelog -dir catalog/memcached-operator -changelog CHANGELOG.md
 //	    fails unless every release in the catalog has a section in the changelog (CheckChangelog).
 //	catalog check-disconnected -bundle-dir bundle
@@ -98,6 +101,8 @@ func main() {
 		err = checkDisconnected(os.Args[2:])
 	case "check-crd-upgrade":
 		err = checkCRDUpgrade(os.Args[2:])
+	case "check-version":
+		err = checkVersion(os.Args[2:])
 	case "check-dockerfiles":
 		err = checkDockerfiles(os.Args[2:])
 	case "blank-images":
@@ -112,7 +117,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: catalog add -template T -version X.Y.Z -image IMG -channels C1,C2 -default-channel C [-dir DIR -bundle-dir DIR -opm PATH]\n       catalog promote -template T -version X.Y.Z -channel fast|stable [-dir DIR]\n       catalog render -template T -opm PATH -image-map PUBLIC=LOCAL [-use-http] -out DIR\n       catalog template-bundles -template T\n       catalog check DIR...\n       catalog check-changelog -dir DIR -changelog FILE\n       catalog check-release -version X.Y.Z [-dir DIR -changelog FILE]\n       catalog check-disconnected -bundle-dir DIR\n       catalog check-dockerfiles [-root DIR]\n       catalog blank-images -in DIR -out DIR [-max-version V]")
+	fmt.Fprintln(os.Stderr, "usage: catalog add -template T -version X.Y.Z -image IMG -channels C1,C2 -default-channel C [-dir DIR -bundle-dir DIR -opm PATH]\n       catalog promote -template T -version X.Y.Z -channel fast|stable [-dir DIR]\n       catalog render -template T -opm PATH -image-map PUBLIC=LOCAL [-use-http] -out DIR\n       catalog template-bundles -template T\n       catalog check DIR...\n       catalog check-changelog -dir DIR -changelog FILE\n       catalog check-release -version X.Y.Z [-dir DIR -changelog FILE]\n       catalog check-disconnected -bundle-dir DIR\n       catalog check-version -version X.Y.Z [-dir DIR -bundle-dir DIR]\n       catalog check-dockerfiles [-root DIR]\n       catalog blank-images -in DIR -out DIR [-max-version V]")
 	os.Exit(2)
 }
 
@@ -415,6 +420,32 @@ func checkRelease(args []string) error {
 		return err
 	}
 	fmt.Println(newest) // the release the new one follows ("" for the first), for hack/release/release.sh
+	return nil
+}
+
+func checkVersion(args []string) error {
+	fs := flag.NewFlagSet("check-version", flag.ExitOnError)
+	dir := fs.String("dir", "catalog/memcached-operator", "rendered catalog directory of the package")
+	pkg := fs.String("package", "memcached-operator", "package name")
+	version := fs.String("version", "", "the version the head builds as (the Makefile's VERSION)")
+	bundleDir := fs.String("bundle-dir", "bundle", "the head's bundle directory")
+	_ = fs.Parse(args)
+	cfg, err := declcfg.LoadFS(context.Background(), os.DirFS(*dir))
+	if err != nil {
+		return fmt.Errorf("failed to load catalog %s: %w", *dir, err)
+	}
+	objs, err := LoadBundleObjects(*bundleDir)
+	if err != nil {
+		return err
+	}
+	problems, err := CheckHeadVersion(cfg, *pkg, *version, objs)
+	if err != nil {
+		return err
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%d problems:\n  %s", len(problems), strings.Join(problems, "\n  "))
+	}
+	fmt.Printf("%s builds as %s: one version, one content\n", *bundleDir, *version)
 	return nil
 }
 
