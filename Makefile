@@ -30,6 +30,8 @@ IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
 # docker-push keep using as the tag they build and push). Empty for the releases up to 0.2.3 (by tag).
 IMG_DIGEST ?=
 BUNDLE_OPERATOR_IMG ?= $(if $(IMG_DIGEST),$(IMAGE_TAG_BASE)@$(IMG_DIGEST),$(IMG))
+# comma is a literal comma, for $(if ...) arguments.
+comma := ,
 # CHANNELS are the OLM channels the bundle of VERSION may be published in, written into its
 # metadata/annotations.yaml (comma-separated, from candidate, fast, stable); DEFAULT_CHANNEL is the
 # package's default channel and must be one of them. The catalog, not the bundle, decides which
@@ -42,7 +44,7 @@ BUNDLE_GEN_FLAGS ?= -q --overwrite --version $(VERSION) $(BUNDLE_METADATA_OPTS)
 BUNDLE_IMG ?= $(IMAGE_TAG_BASE)-bundle:v$(VERSION)
 CATALOG_IMG ?= $(IMAGE_TAG_BASE)-catalog:latest
 # MEMCACHED_IMAGE is the default operand image (RELATED_IMAGE_MEMCACHED) for `make run` and `make demo`.
-MEMCACHED_IMAGE ?= docker.io/library/memcached:1.6.38-alpine
+MEMCACHED_IMAGE ?= docker.io/library/memcached:1.6.46-alpine
 
 # CONTAINER_TOOL builds and pushes the images (hack/images/container-tool.sh, which prints its choice once,
 # when a target first needs it): docker when a Docker engine answers (`docker info`), else podman

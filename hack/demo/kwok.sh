@@ -14,12 +14,12 @@
 # down (make demo-down, for both): stops the demo operators and the cluster (only processes these
 # scripts started: hack/cluster/cluster-down.sh).
 #
-# Environment (defaults): MANAGER_BIN=<repo>/bin/manager  MEMCACHED_IMAGE=docker.io/library/memcached:1.6.38-alpine
+# Environment (defaults): MANAGER_BIN=<repo>/bin/manager  MEMCACHED_IMAGE=docker.io/library/memcached:1.6.46-alpine
 #   DEMO_METRICS_PORT=29443 DEMO_PROBE_PORT=29081 (the operator's loopback metrics and probe ports)
 #   OLM_HEAD_VERSION (demo-olm, required: the current release; make demo-olm sets it)
 
 MANAGER_BIN=${MANAGER_BIN:-$root/bin/manager}
-MEMCACHED_IMAGE=${MEMCACHED_IMAGE:-docker.io/library/memcached:1.6.38-alpine}
+MEMCACHED_IMAGE=${MEMCACHED_IMAGE:-docker.io/library/memcached:1.6.46-alpine}
 METRICS_PORT=${DEMO_METRICS_PORT:-29443}
 PROBE_PORT=${DEMO_PROBE_PORT:-29081}
 log=$CLUSTER_DIR/logs/manager.log

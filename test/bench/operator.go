@@ -233,7 +233,7 @@ func inheritedEnv() []string {
 }
 
 // memcachedImage is the operand image every subject is given.
-const memcachedImage = "docker.io/library/memcached:1.6.38-alpine"
+const memcachedImage = "docker.io/library/memcached:1.6.46-alpine"
 
 // env is the environment the subject runs with, besides the benchmark's own: its kubeconfig, and
 // the operand image where its kind reads it. The sample reads MEMCACHED_IMAGE (and fails every

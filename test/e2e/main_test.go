@@ -27,7 +27,7 @@ limitations under the License.
 //	  go test -tags e2e ./test/e2e/ -v -count=1 -timeout 20m
 //
 // Environment: KUBECONFIG, KUBECTL and MANAGER_BIN (required); MEMCACHED_IMAGE (the operand image
-// given to the manager as RELATED_IMAGE_MEMCACHED, default docker.io/library/memcached:1.6.38-alpine);
+// given to the manager as RELATED_IMAGE_MEMCACHED, default docker.io/library/memcached:1.6.46-alpine);
 // E2E_ARTIFACTS (directory for the operator log, default a new temporary directory).
 package e2e
 
@@ -60,7 +60,7 @@ import (
 const (
 	// defaultMemcachedImage is RELATED_IMAGE_MEMCACHED when MEMCACHED_IMAGE is not set (the
 	// Makefile's default).
-	defaultMemcachedImage = "docker.io/library/memcached:1.6.38-alpine"
+	defaultMemcachedImage = "docker.io/library/memcached:1.6.46-alpine"
 	// crdName is the Memcached CustomResourceDefinition.
 	crdName = "memcacheds.cache.example.com"
 	// metricsReaderRole is the ClusterRole of config/rbac/metrics_reader_role.yaml that grants
