@@ -152,9 +152,9 @@ func TestAddKeepsDeprecations(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// opm render of the next release: a copy of 0.2.3 with version and names changed (its CRD,
-	// as the head's, passes the CRD upgrade-safety rules).
-	b := bundleCopy(t, before, "memcached-operator.v0.2.3")
+	// opm render of the next release: a copy of the newest release with version and names
+	// changed (its CRD, the same as the newest's, passes the CRD upgrade-safety rules).
+	b := bundleCopy(t, before, newestRelease(t, before))
 	b.Name = "memcached-operator.v" + next
 	for i, p := range b.Properties {
 		if p.Type == property.TypePackage {

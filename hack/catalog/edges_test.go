@@ -322,6 +322,19 @@ func problemsOf(t *testing.T, content string) string {
 // a test that adds "the next release" to the project's catalog keeps working after each release.
 func nextRelease(t *testing.T, cfg *declcfg.DeclarativeConfig) string {
 	t.Helper()
+	newest := newestVersion(t, cfg)
+	return semver.Version{Major: newest.Major, Minor: newest.Minor + 1}.String()
+}
+
+// newestRelease returns the bundle name of the newest release in cfg.
+func newestRelease(t *testing.T, cfg *declcfg.DeclarativeConfig) string {
+	t.Helper()
+	return "memcached-operator.v" + newestVersion(t, cfg).String()
+}
+
+// newestVersion returns the version of the newest release in cfg.
+func newestVersion(t *testing.T, cfg *declcfg.DeclarativeConfig) semver.Version {
+	t.Helper()
 	var newest semver.Version
 	for _, b := range cfg.Bundles {
 		info, err := describeBundle(b)
@@ -332,7 +345,7 @@ func nextRelease(t *testing.T, cfg *declcfg.DeclarativeConfig) string {
 			newest = info.version
 		}
 	}
-	return semver.Version{Major: newest.Major, Minor: newest.Minor + 1}.String()
+	return newest
 }
 
 func projectCatalog(t *testing.T) *declcfg.DeclarativeConfig {
