@@ -21,14 +21,14 @@
 #   make/tools.mk    the pinned tools built into ./bin (controller-gen, kustomize, kubectl, opm, ...)
 
 # VERSION is the operator version of the bundle and the image tags.
-VERSION ?= 0.2.3
+VERSION ?= 0.3.0
 # IMAGE_TAG_BASE is the image repository of the operator and its bundle/catalog images.
 IMAGE_TAG_BASE ?= registry.example.com/memcached-operator
 IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
 # IMG_DIGEST pins the operator image of a release made by `make release` (sha256:...): the bundle
 # then names BUNDLE_OPERATOR_IMG, IMAGE_TAG_BASE@IMG_DIGEST, instead of IMG (which docker-build and
 # docker-push keep using as the tag they build and push). Empty for the releases up to 0.2.3 (by tag).
-IMG_DIGEST ?=
+IMG_DIGEST ?= sha256:e247259644490d40f1f16b0df25367023bfe264932a2b0a6d297550a48abc1ee
 BUNDLE_OPERATOR_IMG ?= $(if $(IMG_DIGEST),$(IMAGE_TAG_BASE)@$(IMG_DIGEST),$(IMG))
 # comma is a literal comma, for $(if ...) arguments.
 comma := ,
