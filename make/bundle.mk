@@ -38,8 +38,9 @@ bundle-validate: operator-sdk ## Validate bundle/ with operator-sdk (operatorfra
 	KUBE_VERSION=$(KUBE_VERSION) hack/release/bundle-validate.sh $(OPERATOR_SDK) bundle
 
 .PHONY: bundle-check
-bundle-check: kustomize operator-sdk controller-gen ## Fail when bundle/ is stale: regenerate it in a temporary copy and diff (createdAt ignored).
+bundle-check: kustomize operator-sdk controller-gen catalog-tool ## Fail when bundle/ is stale (regenerated in a temporary copy and diffed, createdAt ignored) or carries a released version's name with other content.
 	hack/release/bundle-check.sh
+	$(CATALOG_TOOL) check-version -dir catalog/memcached-operator -version $(VERSION) -bundle-dir bundle
 
 .PHONY: scorecard
 scorecard: scorecard-tools ## Run the bundle's scorecard tests locally, without a cluster (needs root: private mount namespace).
