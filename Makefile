@@ -28,8 +28,11 @@ IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
 # IMG_DIGEST pins the operator image of a release made by `make release` (sha256:...): the bundle
 # then names BUNDLE_OPERATOR_IMG, IMAGE_TAG_BASE@IMG_DIGEST, instead of IMG (which docker-build and
 # docker-push keep using as the tag they build and push). Empty for the releases up to 0.2.3 (by tag).
+# The digest is that of the image the release pushed under IMG_DIGEST_BASE: a build under another
+# IMAGE_TAG_BASE (your own registry, as the README's install shows) names IMG, its own tag.
 IMG_DIGEST ?= sha256:e247259644490d40f1f16b0df25367023bfe264932a2b0a6d297550a48abc1ee
-BUNDLE_OPERATOR_IMG ?= $(if $(IMG_DIGEST),$(IMAGE_TAG_BASE)@$(IMG_DIGEST),$(IMG))
+IMG_DIGEST_BASE ?= registry.example.com/memcached-operator
+BUNDLE_OPERATOR_IMG ?= $(if $(and $(IMG_DIGEST),$(filter $(IMG_DIGEST_BASE),$(IMAGE_TAG_BASE))),$(IMAGE_TAG_BASE)@$(IMG_DIGEST),$(IMG))
 # comma is a literal comma, for $(if ...) arguments.
 comma := ,
 # CHANNELS are the OLM channels the bundle of VERSION may be published in, written into its

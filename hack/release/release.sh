@@ -141,7 +141,7 @@ sed -i "s/^VERSION ?= .*/VERSION ?= $version/; s/^IMG_DIGEST ?=.*/IMG_DIGEST ?=/
 [ "$RELEASE_TAG_BASE" = "$makefile_base" ] || sed -i "s#^IMAGE_TAG_BASE ?= .*#IMAGE_TAG_BASE ?= $RELEASE_TAG_BASE#" Makefile
 "$MAKE" --no-print-directory docker-build docker-push IMG="$PUSH_TAG_BASE:v$version" CONTAINER_TOOL="$CONTAINER_TOOL"
 img_digest=$(digest_of "$PUSH_TAG_BASE:v$version")
-sed -i "s/^IMG_DIGEST ?=.*/IMG_DIGEST ?= $img_digest/" Makefile
+sed -i "s/^IMG_DIGEST ?=.*/IMG_DIGEST ?= $img_digest/; s#^IMG_DIGEST_BASE ?=.*#IMG_DIGEST_BASE ?= $RELEASE_TAG_BASE#" Makefile
 step "operator image $RELEASE_TAG_BASE@$img_digest (pushed as $PUSH_TAG_BASE:v$version)"
 
 # ------------------------------------------------------------------------------------ 5. bundle
