@@ -336,11 +336,19 @@ func createMetricsCertSecret(t *testing.T) string {
 	if block == nil || len(rest) == 0 {
 		t.Fatal("the generated certificate PEM holds no CA after the certificate")
 	}
-	createCleanedUp(t, &corev1.Secret{
+	// Left in place for the rest of the suite, as cert-manager keeps it (the operator's namespace
+	// goes with make undeploy-real): once the operator serves the mounted certificate, a deleted
+	// Secret empties the volume and controller-runtime's certwatcher logs an error at each poll
+	// while it keeps serving the certificate it loaded, and the suite fails on any error line
+	// of the manager (logs_test.go).
+	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name, Labels: map[string]string{realLabel: "true"}},
 		Type:       corev1.SecretTypeTLS,
 		Data:       map[string][]byte{corev1.TLSCertKey: certPEM, corev1.TLSPrivateKeyKey: keyPEM, "ca.crt": rest},
-	})
+	}
+	if err := suite.k8s.Create(utils.TestContext(t), secret); err != nil {
+		t.Fatalf("failed to create Secret %s: %v", key, err)
+	}
 	return serverName
 }
 
