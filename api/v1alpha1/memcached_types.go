@@ -185,11 +185,16 @@ type MemcachedSpec struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Memcached Settings"
 	Memcached MemcachedConfig `json:"memcached,omitempty"`
 
+	// Also refused (InvalidSpec, the Deployment left unchanged): a request above its limit, and
+	// claims (the pods have no resourceClaims to name).
+	// (Kept out of the doc comment below, which is the field's description in the CRD: OLM v1's
+	// CRD upgrade-safety preflight in operator-controller v1.2.0 refuses an upgrade that changes
+	// the description of an existing field, so a description stays as its first release wrote it.)
+
 	// Resources are the memcached container's compute requests and limits. When empty the operator
 	// sets requests of 50m CPU and memory, and a memory limit, of maxMemoryMB + 25% + 32 MiB.
-	// A memory limit, when set, must be larger than memcached.maxMemoryMB, no request may exceed its
-	// limit, and claims are not supported (the pods have no resourceClaims to name); otherwise the
-	// operator leaves the Deployment unchanged and reports Degraded with reason InvalidSpec.
+	// A memory limit, when set, must be larger than memcached.maxMemoryMB; otherwise the operator
+	// leaves the Deployment unchanged and reports Degraded with reason InvalidSpec.
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Resources",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:resourceRequirements"}
 	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
@@ -337,6 +342,16 @@ type MemcachedConfig struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Verbosity",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	Verbosity int32 `json:"verbosity,omitempty"`
 
+	// The operator also reads extraArgs as memcached does and refuses (Degraded/InvalidSpec) a
+	// value without its flag, a flag without its value, a value starting with '-', -B other than
+	// ascii with spec.auth, and any -o extended option but those that tune memory, the hash table,
+	// the LRU, slabs, connections and logging (never TLS, authentication, listeners, privileges,
+	// extstore or the proxy): memcached applies the last value it reads, and these come after the
+	// operator's own flags (docs/user-guide.md, "extraArgs").
+	// (Kept out of the doc comment below, which is the field's description in the CRD: OLM v1's
+	// CRD upgrade-safety preflight in operator-controller v1.2.0 refuses an upgrade that changes
+	// the description of an existing field, so a description stays as its first release wrote it.)
+
 	// ExtraArgs are appended to the memcached command line, e.g. ["-o", "modern", "-R", "40"].
 	// Only these options are allowed, each as its own argument with its value as the next one:
 	// -M (no evictions), -R (requests per event), -B (protocol), -f (growth factor), -n (minimum
@@ -344,12 +359,7 @@ type MemcachedConfig struct {
 	// -F (no flush_all), -X (no cachedump) and -o (extended options). Long options and bundled
 	// flags are refused because memcached accepts abbreviations and bundles of the flags the
 	// fields above and the operator own (memory, connections, threads, item size, verbosity, port,
-	// listen address, user, daemon mode). The operator also reads them as memcached does and
-	// refuses (Degraded/InvalidSpec) a value without its flag, a flag without its value, a value
-	// starting with '-', -B other than ascii with spec.auth, and any -o extended option but those
-	// that tune memory, the hash table, the LRU, slabs, connections and logging (never TLS,
-	// authentication, listeners, privileges, extstore or the proxy): memcached applies the last
-	// value it reads, and these come after the operator's own flags.
+	// listen address, user, daemon mode).
 	// +kubebuilder:validation:MaxItems=32
 	// +kubebuilder:validation:items:MaxLength=256
 	// +kubebuilder:validation:XValidation:rule="self.all(a, !a.startsWith('-') || a.matches('^-[MRBfnLCDbFXo]$'))",message="options must be one of -M, -R, -B, -f, -n, -L, -C, -D, -b, -F, -X, -o, each its own argument (values as separate arguments, e.g. [\"-R\", \"40\"]); long options and bundled flags are not allowed"
@@ -617,12 +627,16 @@ type MemcachedStatus struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Selector",xDescriptors={"urn:alm:descriptor:text"}
 	Selector string `json:"selector,omitempty"`
 
-	// ServerList is the host:port of every ready memcached server, for client configuration. With
-	// spec.serverIdentity Stable the servers come first under their stable names
+	// With spec.serverIdentity Stable the servers are listed under their stable names
 	// (<name>-<i>.<service>.<namespace>.svc), in ordinal order, each keeping its place while its pod
-	// restarts or is replaced. Otherwise, sorted by pod name, hosts are the pods' DNS names under the
-	// headless Service (<pod-ip-dashed>.<service>.<namespace>.svc), or pod IPs when the Service is
-	// disabled.
+	// restarts or is replaced (docs/user-guide.md, "Server identities").
+	// (Kept out of the doc comment below, which is the field's description in the CRD: OLM v1's
+	// CRD upgrade-safety preflight in operator-controller v1.2.0 refuses an upgrade that changes
+	// the description of an existing field, so a description stays as its first release wrote it.)
+
+	// ServerList is the host:port of every ready memcached pod, sorted by pod name, for client
+	// configuration. Hosts are the pods' DNS names under the headless Service
+	// (<pod-ip-dashed>.<service>.<namespace>.svc), or pod IPs when the Service is disabled.
 	// +listType=atomic
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Server List",xDescriptors={"urn:alm:descriptor:text"}
@@ -646,9 +660,12 @@ type MemcachedStatus struct {
 // (listing Event also keeps operator-sdk v1.42's bundle validator from flagging the events.k8s.io
 // RBAC rule as a removed API, operator-framework/api#378).
 
-// Memcached is a memcached cache: a Deployment (or, with stable server names, a StatefulSet) of
-// memcached servers, a headless Service for client discovery, a PodDisruptionBudget and optionally a
-// NetworkPolicy, kept in the state its spec describes.
+// With spec.serverIdentity Stable the servers run in a StatefulSet instead, and spec.networkPolicy
+// adds a NetworkPolicy. (Kept out of the doc comment below, the CRD's description: operator-controller
+// v1.2.0's CRD upgrade-safety preflight refuses an upgrade that changes an existing description.)
+
+// Memcached is a memcached cache: a Deployment of memcached servers, a headless Service for client
+// discovery and a PodDisruptionBudget, kept in the state its spec describes.
 // +kubebuilder:object:root=true
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63 && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be a DNS-1035 label of at most 63 characters: it names the Service and labels the pods"
 // +kubebuilder:resource:shortName=mc,categories=all

@@ -39,17 +39,20 @@ import (
 //     closed);
 //   - the same rules between two served versions of the newer CRD, except when it declares a
 //     conversion webhook (conversion policy "ignore");
-//   - description changes are allowed.
+//   - description changes, which v1.11.0's policy allows, are refused too: the cluster tier runs
+//     operator-controller v1.2.0 (the newest the Go proxy serves in full), whose preflight is the
+//     older kapp-derived ChangeValidator, and it refuses a changed description of an existing
+//     field as an "unknown change" (measured: it refused 0.2.3 -> a head whose CRD changed only
+//     four descriptions), so our check holds releases to the stricter of the two.
 //
-// The cluster tier runs operator-controller v1.2.0 (the newest the Go proxy serves in full), whose
-// preflight is the older kapp-derived ChangeValidator; it refuses the 0.1.0 -> 0.2.3 edge this check
-// lists, naming the same field (^.spec.image "unknown change"): test/olmv1real asserts it.
+// v1.2.0 refuses the 0.1.0 -> head edge this check lists, naming the same field (^.spec.image
+// "unknown change"): test/olmv1real asserts it.
 func crdUpgradeRunner() (*runner.Runner, error) {
 	cfg := &config.Config{
 		Conversion:           config.ConversionPolicyIgnore,
 		UnhandledEnforcement: config.EnforcementPolicyError,
 		Validations: []config.ValidationConfig{
-			{Name: "description", Enforcement: config.EnforcementPolicyNone},
+			{Name: "description", Enforcement: config.EnforcementPolicyError},
 			{Name: "enum", Enforcement: config.EnforcementPolicyError,
 				Configuration: map[string]interface{}{"additionPolicy": property.AdditionPolicyAllow}},
 		},

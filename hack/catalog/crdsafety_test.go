@@ -124,16 +124,22 @@ func TestCRDUpgradeHazards(t *testing.T) {
 			change: func(c *apiextensionsv1.CustomResourceDefinition) { c.Spec.Scope = apiextensionsv1.ClusterScoped },
 			want:   []string{"rule scope", "Namespaced", "Cluster"},
 		},
-		"safe: new optional field, added enum value, new description": {
+		"safe: new optional field with a description, added enum value": {
 			change: func(c *apiextensionsv1.CustomResourceDefinition) {
 				s := specOf(c)
-				s.Properties["threads"] = apiextensionsv1.JSONSchemaProps{Type: "integer"}
+				s.Properties["threads"] = apiextensionsv1.JSONSchemaProps{Type: "integer", Description: "worker threads"}
 				setSpec(c, s)
 				field(c, "mode", func(p *apiextensionsv1.JSONSchemaProps) {
 					p.Enum = append(p.Enum, apiextensionsv1.JSON{Raw: []byte(`"c"`)})
-					p.Description = "the mode"
 				})
 			},
+		},
+		// operator-controller v1.2.0's preflight refuses it ("unknown change"), v1.11.0's allows it.
+		"a changed description of an existing field": {
+			change: func(c *apiextensionsv1.CustomResourceDefinition) {
+				field(c, "mode", func(p *apiextensionsv1.JSONSchemaProps) { p.Description = "the mode" })
+			},
+			want: []string{"rule description", "^.spec.mode"},
 		},
 	}
 	for name, tc := range tests {
