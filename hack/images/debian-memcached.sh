@@ -5,7 +5,9 @@
 # $MEMCACHED_DEBIAN_SUITE, with the libraries it runs with and the dynamic loader from the same
 # suite, into $MEMCACHED_DEBIAN_DIR; a directory already assembled from the same inputs is kept
 # (the run then costs a few milliseconds). The host's apt sources, lists and caches are never
-# read or written: apt runs on a sources list and a state of its own in $MEMCACHED_DEBIAN_DIR.apt.
+# read or written: apt runs on a sources list and a state of its own in $MEMCACHED_DEBIAN_DIR.apt,
+# removed once the directory is assembled. First assembly of sid's 1.6.45: about 11 s, 17 MB
+# downloaded (the suite's package index, 11 MB, and the packages, 6 MB).
 #
 #   dir    (the default) print the directory, assembling it first when needed
 #   path   print the path of its memcached wrapper, assembling first when needed
@@ -86,7 +88,7 @@ fi
 step "assembling memcached $version from Debian $suite ($mirror) into $dir" >&2
 apt_dir=$dir.apt
 mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$apt_dir/debs" "$apt_dir/preferences.d"
-echo "deb [signed-by=$keyring] $mirror $suite main" >"$apt_dir/sources.list"
+echo "deb [signed-by=$keyring target=Packages] $mirror $suite main" >"$apt_dir/sources.list"
 : >"$apt_dir/status"
 apt_opts=(-o "Dir::Etc::sourcelist=$apt_dir/sources.list" -o Dir::Etc::sourceparts=- -o "Dir::State::lists=$apt_dir/lists"
   -o "Dir::State::status=$apt_dir/status" -o "Dir::Cache=$apt_dir/cache" -o "Dir::Etc::preferencesparts=$apt_dir/preferences.d"
@@ -148,9 +150,10 @@ if [ "$(id -u)" = 0 ]; then
   got=$(chroot "$rootfs" /usr/bin/memcached -V) || die "memcached -V inside chroot $rootfs failed (the image would not run): $got"
 fi
 echo "$upstream" >"$tmp/version"
-rm -rf "$apt_dir/debs"
 echo "$inputs" >"$tmp/inputs"
 rm -rf "$dir"
 mv "$tmp" "$dir"
+# The apt state serves this assembly only: another pin assembles into a directory of its own.
+rm -rf "$apt_dir"
 step "assembled $got from Debian $suite ($(du -sh --apparent-size "$dir/rootfs" | cut -f1)): $(paste -sd, "$dir/packages" | sed 's/,/, /g')" >&2
 echo "$print"
