@@ -54,8 +54,10 @@ func TestAuthFileReadByRealMemcached(t *testing.T) {
 	long := func(n int) string { return strings.Repeat("p", n) }
 	// From 1.6.40 memcached splits a client's "<user> <password>" at its first space only, so an
 	// empty user, an empty password and a password with spaces authenticate; earlier versions
-	// split at every space and refuse them.
-	const spaceSplit = "memcached before 1.6.40 (the default image's 1.6.38 among them) splits the credentials at every space"
+	// split at every space and refuse them. The rule refuses them: one Secret serves every pod
+	// of an instance, and pods may run memcached before 1.6.40 (spec.image, or the previous
+	// default image's 1.6.38 until an upgrade has rolled them), where those credentials fail.
+	const spaceSplit = "memcached before 1.6.40 splits the credentials at every space, and an instance's pods may run it"
 	var eight, nine []string
 	var eightLines string
 	for i := 1; i <= 9; i++ {
@@ -130,7 +132,7 @@ func TestAuthFileReadByRealMemcached(t *testing.T) {
 				t.Fatalf("a stricter row is read as meant and refused: asMeant %v, want %q", tc.asMeant, tc.want)
 			}
 			// A row read as meant only from version since on is accepted when the default image
-			// (memcached 1.6.38) reads it as meant (authFileErrors' doc comment), else it is
+			// (memcached 1.6.46) reads it as meant (authFileErrors' doc comment), unless it is
 			// stricter.
 			if tc.stricter == "" && (tc.want == "") != tc.asMeant {
 				t.Fatalf("the rule must accept exactly what the default image reads as meant: asMeant %v since %q, want %q", tc.asMeant, tc.since, tc.want)
