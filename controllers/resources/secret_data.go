@@ -208,18 +208,18 @@ func checkSecretData(mc *cachev1alpha1.Memcached, secrets map[string]*corev1.Sec
 //
 // Checked by running memcached over every class of content (TestAuthFileReadByRealMemcached):
 // 1.6.45 (Debian sid's: make test's and the real tier's image; the default image is 1.6.46, the
-// release after it, which no table here has run), 1.6.38 (Debian trixie's; the default image up to 0.2.3) and 1.6.18
-// (Debian bookworm's). They differ in a file of one line, where 1.6.32 gave the reader its last
-// byte: the rule follows the default image and accepts such a file without a final \n or ending in
-// \r\n (what `kubectl create secret --from-literal` makes, and what earlier releases of the
-// operator accepted); memcached before 1.6.32 drops the last byte of the first, and reads the \n of
-// the second as an empty line and exits (the docs say so for users of spec.image).
+// release after it, which no table here has run), 1.6.38 (Debian trixie's; the default image up to
+// 0.2.3) and 1.6.18 (Debian bookworm's). They differ in a file of one line, where 1.6.32 gave the
+// reader its last byte: the rule follows the default image and accepts such a file without a final
+// \n or ending in \r\n (what `kubectl create secret --from-literal` makes, and what earlier
+// releases of the operator accepted); memcached before 1.6.32 drops the last byte of the first, and
+// reads the \n of the second as an empty line and exits (the docs say so for users of spec.image).
 // The rule refuses what memcached reads as meant in three cases: a last line of 255 bytes before
-// its \n; an empty line after the 8th entry (never read); and an empty user, an empty password or
-// a password with spaces, which memcached 1.6.40 and later read as meant (they split a client's
+// its \n; an empty line after the 8th entry (never read); and an empty user, an empty password or a
+// password with spaces, which memcached 1.6.40 and later read as meant (they split a client's
 // credentials at the first space only) but earlier ones do not, and one Secret serves every pod of
-// an instance, which may run an earlier one (spec.image, or 1.6.38 until an upgrade from 0.2.3
-// has rolled every pod).
+// an instance, which may run an earlier one (spec.image, or 1.6.38 until an upgrade from 0.2.3 has
+// rolled every pod).
 func authFileErrors(data []byte) string {
 	lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
 	finalNewline := bytes.HasSuffix(data, []byte("\n"))
