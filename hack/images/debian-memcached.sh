@@ -33,9 +33,14 @@
 #   MEMCACHED_DEBIAN_DIR=${XDG_CACHE_HOME:-~/.cache}/memcached-operator/memcached/debian-<suite>-<version>
 #   MEMCACHED_DEBIAN_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg (the suite's Release
 #   signature is checked against it)
-# A suite that no longer carries the pinned version (sid moves on within weeks) fails the run,
-# naming the versions it has: pin one of them in the Makefile, or point MEMCACHED_DEBIAN_MIRROR at
-# a snapshot that has the pinned one (https://snapshot.debian.org/archive/debian/<YYYYMMDDTHHMMSSZ>).
+# A suite that no longer carries the pinned version (sid moves on within weeks) would turn every
+# later CI run red on a clean machine, through no change of ours: the script then takes the
+# suite's newest memcached of the same upstream series (1.6.x) when it is newer than the pin, and
+# says so (bump the pin to it); an older or other-series version, or MEMCACHED_DEBIAN_STRICT=1
+# (a release pipeline), fails the run naming the versions the suite has. The tests' version rules
+# are written as "from 1.6.N", so a newer 1.6 build keeps them meaningful. To rebuild the pinned
+# version exactly, point MEMCACHED_DEBIAN_MIRROR at a snapshot that has it
+# (https://snapshot.debian.org/archive/debian/<YYYYMMDDTHHMMSSZ>).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -95,10 +100,20 @@ apt_opts=(-o "Dir::Etc::sourcelist=$apt_dir/sources.list" -o Dir::Etc::sourcepar
   -o "Dir::Etc::preferences=$apt_dir/preferences" -o Acquire::Languages=none -o APT::Sandbox::User=root)
 apt-get "${apt_opts[@]}" -qq update >&2 || die "apt-get update of Debian $suite from $mirror failed"
 
-# The pinned version must be in the suite.
+# The pinned version, or (see the header) the suite's newer build of the same upstream series.
 have=$(apt-cache "${apt_opts[@]}" madison memcached | awk -F'|' '{ gsub(/ /, "", $2); print $2 }' | sort -u | paste -sd' ')
-[[ " $have " == *" $version "* ]] ||
-  die "memcached $version is not in Debian $suite at $mirror (it has: ${have:-no memcached}): pin one of those as MEMCACHED_DEBIAN_VERSION in the Makefile, or set MEMCACHED_DEBIAN_MIRROR to a snapshot.debian.org archive that has $version"
+if [[ " $have " != *" $version "* ]]; then
+  newest=$(tr ' ' '\n' <<<"$have" | sort -V | tail -n1)
+  newest_up=${newest#*:}
+  newest_up=${newest_up%%-*}
+  if [ "${MEMCACHED_DEBIAN_STRICT:-0}" != 1 ] && [ -n "$newest" ] && [ "${newest_up%.*}" = "${upstream%.*}" ] &&
+    [ "$(printf '%s\n%s\n' "$version" "$newest" | sort -V | tail -n1)" = "$newest" ]; then
+    step "NOTE: memcached $version is no longer in Debian $suite; taking its $newest (same $(cut -d. -f1,2 <<<"$upstream") series, newer): bump MEMCACHED_DEBIAN_VERSION in the Makefile to $newest" >&2
+    version=$newest upstream=$newest_up
+  else
+    die "memcached $version is not in Debian $suite at $mirror (it has: ${have:-no memcached}): pin one of those as MEMCACHED_DEBIAN_VERSION in the Makefile, or set MEMCACHED_DEBIAN_MIRROR to a snapshot.debian.org archive that has $version"
+  fi
+fi
 
 # Download the closure: memcached at the pinned version, the libraries at the suite's versions.
 rm -f "$apt_dir/debs/"*.deb
