@@ -48,6 +48,16 @@ BUNDLE_IMG ?= $(IMAGE_TAG_BASE)-bundle:v$(VERSION)
 CATALOG_IMG ?= $(IMAGE_TAG_BASE)-catalog:latest
 # MEMCACHED_IMAGE is the default operand image (RELATED_IMAGE_MEMCACHED) for `make run` and `make demo`.
 MEMCACHED_IMAGE ?= docker.io/library/memcached:1.6.46-alpine
+# The memcached that make test's real-binary tests run and the real tier's memcached image holds:
+# Debian's package MEMCACHED_DEBIAN_VERSION from the suite MEMCACHED_DEBIAN_SUITE (sid's is built
+# with TLS, SASL, extstore and the proxy), with its libraries and loader from the same suite,
+# assembled once into MEMCACHED_DEBIAN_DIR by hack/images/debian-memcached.sh (make memcached-debian),
+# which fails naming the suite's versions when it no longer has this one. MEMCACHED_BINARY is its
+# wrapper, which make test passes to the tests (test/utils.MemcachedBinary).
+MEMCACHED_DEBIAN_SUITE ?= sid
+MEMCACHED_DEBIAN_VERSION ?= 1.6.45-1
+MEMCACHED_DEBIAN_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/memcached-operator/memcached/debian-$(MEMCACHED_DEBIAN_SUITE)-$(MEMCACHED_DEBIAN_VERSION)
+MEMCACHED_BINARY ?= $(MEMCACHED_DEBIAN_DIR)/memcached
 
 # CONTAINER_TOOL builds and pushes the images (hack/images/container-tool.sh, which prints its choice once,
 # when a target first needs it): docker when a Docker engine answers (`docker info`), else podman
@@ -105,6 +115,7 @@ export LOCALBIN
 
 export KUBE_VERSION ETCD_VERSION COREDNS_VERSION CRICTL_VERSION KWOK_VERSION OPERATOR_SDK_VERSION OPM_VERSION OLM_VERSION GRPC_HEALTH_PROBE_VERSION OPERATOR_CONTROLLER_VERSION CERT_MANAGER_VERSION PROMETHEUS_OPERATOR_VERSION
 export REGISTRY_PORT REGISTRY_DIR BUILDAH_DIR GOLANG_VERSION
+export MEMCACHED_DEBIAN_SUITE MEMCACHED_DEBIAN_VERSION MEMCACHED_DEBIAN_DIR MEMCACHED_BINARY
 
 .PHONY: all
 all: build

@@ -47,6 +47,10 @@ opm: ## Build opm into ./bin (statically linked).
 olmv1-tools: ## Build OLM v1 (operator-controller, catalogd) and cert-manager (controller, cainjector, webhook) into ./bin at their pinned versions.
 	@hack/olm/build-olmv1-tools.sh operator-controller catalogd cert-manager-controller cert-manager-cainjector cert-manager-webhook
 
+.PHONY: memcached-debian
+memcached-debian: ## Assemble Debian's memcached MEMCACHED_DEBIAN_VERSION (suite MEMCACHED_DEBIAN_SUITE) with its libraries and loader into MEMCACHED_DEBIAN_DIR, once (make test runs it; so does the memcached image).
+	@hack/images/debian-memcached.sh >/dev/null
+
 .PHONY: grpc-health-probe
 grpc-health-probe: ## Build grpc_health_probe into ./bin (for the local opm image).
 	@hack/olm/build-olm-tools.sh grpc-health-probe

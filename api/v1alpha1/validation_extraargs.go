@@ -63,8 +63,8 @@ const (
 // extendedOptions are the extended options (-o, comma-separated) extraArgs may set: those that
 // only tune memory, the hash table, the LRU, slabs, connection handling's performance and
 // logging. Read from memcached.c (subopts_tokens and their cases in main()) at memcached 1.6.45,
-// github.com/memcached/memcached commit 2d51e364799bc9698bd4b11728ea978cea12da6e; 1.6.18
-// (Debian's, which the tests run) and 1.6.38 (the default image) have the same names. Refused
+// github.com/memcached/memcached commit 2d51e364799bc9698bd4b11728ea978cea12da6e (Debian sid's
+// build of it is what the tests run); 1.6.18 and 1.6.38 have the same names. Refused
 // are, besides any name not listed (including ones later versions add):
 //   - ssl_*: TLS is spec.tls's, and an extra value would replace the operator's;
 //   - proxy_*: the proxy mode turns the server into a router to other servers;

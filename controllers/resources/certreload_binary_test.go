@@ -96,7 +96,7 @@ func publish(t *testing.T, dir string, files map[string][]byte) {
 	}
 }
 
-// TestCertificateRenewalReachesRealMemcached runs Debian's memcached (utils.MemcachedBinary) with the
+// TestCertificateRenewalReachesRealMemcached runs the pinned memcached (utils.MemcachedBinary) with the
 // arguments the builder gives a pod with spec.tls and the reloader, and the reloader
 // (internal/certreload) beside it, and renews the files as the kubelet does: the server presents
 // the new certificate (and trusts only the new client CA) within a few reload intervals, without a

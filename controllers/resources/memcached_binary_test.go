@@ -39,7 +39,7 @@ import (
 	"github.com/example/memcached-operator/test/utils"
 )
 
-// TestArgsAcceptedByRealMemcached starts Debian's memcached (utils.MemcachedBinary: skipped
+// TestArgsAcceptedByRealMemcached starts the pinned memcached (utils.MemcachedBinary: skipped
 // without it, failed in CI) with the args the builder produces, on a loopback port, and checks
 // through `stats settings` that memcached applied them. It proves the flags and values we generate
 // are ones memcached accepts, e.g. -I in bytes and its bounds against -m, and that every extended
@@ -77,8 +77,8 @@ func TestArgsAcceptedByRealMemcached(t *testing.T) {
 			}),
 			want: map[string]string{"hashpower_init": "16", "hash_algorithm": "murmur3", "idle_timeout": "600", "slab_reassign": "yes", "slab_automove": "2", "slab_automove_ratio": "0.50", "slab_automove_window": "40", "tail_repair_time": "60", "lru_crawler": "yes", "lru_crawler_sleep": "200", "lru_crawler_tocrawl": "10", "lru_maintainer_thread": "yes", "hot_lru_pct": "25", "warm_lru_pct": "45", "temporary_ttl": "61", "maxconns_fast": "yes"},
 		},
-		// slab_chunk_max is in bytes up to memcached 1.6.23 (Debian's 1.6.18 reports 256 here)
-		// and in KiB from 1.6.24 (the default image's 1.6.38 would report 262144).
+		// slab_chunk_max is in bytes up to memcached 1.6.23 (bookworm's 1.6.18 reports 256 here)
+		// and in KiB from 1.6.24 (1.6.38 and the pinned 1.6.45 report 262144).
 		"largest slab chunk": {
 			mc:   fixture.Defaulted("a", func(mc *cachev1alpha1.Memcached) { mc.Spec.Memcached.ExtraArgs = []string{"-o", "slab_chunk_max=256"} }),
 			want: map[string]string{},

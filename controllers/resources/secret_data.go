@@ -194,9 +194,10 @@ func checkSecretData(mc *cachev1alpha1.Memcached, secrets map[string]*corev1.Sec
 // authFileErrors says why data is not an auth file memcached reads as the user meant ("" when it
 // is), naming the line, never quoting the data. memcached (authfile.c) takes each line's user up to
 // its first ':' and the password up to the first \r, \n or NUL; a client authenticates with a set
-// whose data is "<user> <password>", split at spaces (proto_text.c), so no client can send an empty
-// part or one holding a space. Bytes are compared as they are: any encoding works, tabs too, and
-// each line of a user repeated on several lines is a password that works. The rule:
+// whose data is "<user> <password>", which memcached up to 1.6.39 splits at every space
+// (proto_text.c), so no client can send it an empty part or one holding a space. Bytes are
+// compared as they are: any encoding works, tabs too, and each line of a user repeated on several
+// lines is a password that works. The rule:
 //   - 1 to maxAuthEntries lines, each ending in \n or \r\n (the last may end in neither);
 //     memcached ignores the lines after the 8th, exits on an empty line, and ends a line at a
 //     lone \r and ignores what follows it on that line;
@@ -205,16 +206,20 @@ func checkSecretData(mc *cachev1alpha1.Memcached, secrets map[string]*corev1.Sec
 //   - each "user:password", both non-empty, no space, \r or NUL inside, not starting with a UTF-8
 //     byte-order mark (an editor's, which memcached would take as part of the user).
 //
-// Checked against memcached 1.6.18 (Debian's, our local image) by running it over every class of
-// content (TestAuthFileReadByRealMemcached) and against 1.6.38 (the default image) by reading its
-// source (its Alpine image's musl fgets reads lines as glibc's does): the two differ only in a file
-// of one line, where 1.6.32 gave the reader its last byte. The rule follows the default image and
-// accepts such a file without a final \n or ending in \r\n (what `kubectl create secret
-// --from-literal` makes, and what earlier releases of the operator accepted); memcached before
-// 1.6.32 drops the last byte of the first, and reads the \n of the second as an empty line and
-// exits (the docs say so for users of spec.image).
-// The rule refuses two things memcached reads as meant: a last line of 255 bytes before its \n,
-// and an empty line after the 8th entry (never read).
+// Checked by running memcached over every class of content (TestAuthFileReadByRealMemcached):
+// 1.6.45 (Debian sid's: make test's and the real tier's image; the default image is 1.6.46, the
+// release after it, which no table here has run), 1.6.38 (Debian trixie's; the default image up to
+// 0.2.3) and 1.6.18 (Debian bookworm's). They differ in a file of one line, where 1.6.32 gave the
+// reader its last byte: the rule follows the default image and accepts such a file without a final
+// \n or ending in \r\n (what `kubectl create secret --from-literal` makes, and what earlier
+// releases of the operator accepted); memcached before 1.6.32 drops the last byte of the first, and
+// reads the \n of the second as an empty line and exits (the docs say so for users of spec.image).
+// The rule refuses what memcached reads as meant in three cases: a last line of 255 bytes before
+// its \n; an empty line after the 8th entry (never read); and an empty user, an empty password or a
+// password with spaces, which memcached 1.6.40 and later read as meant (they split a client's
+// credentials at the first space only) but earlier ones do not, and one Secret serves every pod of
+// an instance, which may run an earlier one (spec.image, or 1.6.38 until an upgrade from 0.2.3 has
+// rolled every pod).
 func authFileErrors(data []byte) string {
 	lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
 	finalNewline := bytes.HasSuffix(data, []byte("\n"))

@@ -40,7 +40,7 @@ import (
 	"github.com/example/memcached-operator/test/utils"
 )
 
-// TestProtectionsHoldOnRealMemcached starts Debian's memcached with the arguments the builder
+// TestProtectionsHoldOnRealMemcached starts the pinned memcached (utils.MemcachedBinary) with the arguments the builder
 // gives every combination of TLS (off, on), authentication (off, on), client certificates (none,
 // Request, Require) and monitoring (off, on) that Validate accepts, with and without the
 // certificate reloader (which, like monitoring, adds the loopback listener to a TLS server), and
@@ -126,7 +126,7 @@ func TestProtectionsHoldOnRealMemcached(t *testing.T) {
 }
 
 // TestExtraArgsCannotWeakenProtections runs, for each spec whose spec.memcached.extraArgs weaken
-// or redirect a protection the rest of the spec asks for, Debian's memcached with the arguments
+// or redirect a protection the rest of the spec asks for, the pinned memcached with the arguments
 // the builder gives it, and checks both halves of the rule: memcached with them really breaks a
 // protection (protectionViolations finds one: the row is hostile), and Validate refuses the spec,
 // so the operator never runs it. memcached applies the last value of an extended option, and the

@@ -24,7 +24,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -39,6 +38,7 @@ import (
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 	"github.com/example/memcached-operator/controllers/internal/fixture"
 	"github.com/example/memcached-operator/internal/statsrelay"
+	"github.com/example/memcached-operator/test/utils"
 )
 
 // relaySession is one client connection to the stats relay.
@@ -69,7 +69,7 @@ func (s relaySession) ask(cmd string) (lines []string, closed bool, err error) {
 	}
 }
 
-// TestStatsRelayWithRealMemcached runs Debian's memcached (when installed) with the arguments the
+// TestStatsRelayWithRealMemcached runs the pinned memcached (utils.MemcachedBinary) with the arguments the
 // builder gives a pod with spec.monitoring and spec.auth (with and without spec.tls), and the
 // stats relay (internal/statsrelay) beside it with the builder's relay arguments (addresses and
 // paths moved to the test's). memcached refuses a client without credentials; through the relay,
@@ -79,10 +79,7 @@ func (s relaySession) ask(cmd string) (lines []string, closed bool, err error) {
 // and never reaches memcached: the key written with credentials is not returned and no key is
 // added.
 func TestStatsRelayWithRealMemcached(t *testing.T) {
-	bin, err := exec.LookPath("memcached")
-	if err != nil {
-		t.Skip("memcached binary not found: install Debian's memcached package to run this test")
-	}
+	bin := utils.MemcachedBinary(t)
 	opts := Options{CertReloaderImage: "operator"}
 	tests := map[string]*cachev1alpha1.Memcached{
 		"auth":         fixture.Defaulted("a", withMonitoring, fixture.WithAuth("u", "")),

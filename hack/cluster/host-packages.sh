@@ -3,11 +3,13 @@
 #
 # Installs the Debian packages the local tiers need that the Go module proxy cannot provide, only
 # when a command they ship is missing (apt-get update only when an install fails). Groups:
-#   base    openssl, curl (the local control plane), memcached (the real-binary argument test),
-#           promtool of Debian's prometheus package (make test checks and unit-tests the alerts),
-#           python3-pylibmc (libmemcached's ketama) and python3-pymemcache (its rendezvous
-#           HashClient): the clients the user guide names, run by test/real/pyclients against
-#           memcached on loopback and packed into the pyclients image (hack/images/local-images.sh)
+#   base    openssl, curl (the local control plane), promtool of Debian's prometheus package
+#           (make test checks and unit-tests the alerts), python3-pylibmc (libmemcached's ketama)
+#           and python3-pymemcache (its rendezvous HashClient): the clients the user guide names,
+#           run by test/real/pyclients against memcached on loopback and packed into the
+#           pyclients image (hack/images/local-images.sh). No memcached: the one the tests and the
+#           real tier's image run is the Debian build the Makefile pins (sid's 1.6.45), which make
+#           memcached-debian assembles with apt's own tools (hack/images/debian-memcached.sh).
 #   real    the real-node tier: containerd, runc, CNI plugins (containernetworking-plugins),
 #           iptables, nftables and conntrack (kube-proxy; nft removes the tables it leaves), buildah, skopeo, umoci (images without a Docker
 #           engine), docker-registry (the local registry), busybox-static (a shell for images),
@@ -16,13 +18,13 @@
 set -euo pipefail
 
 declare -A pkg_of=(
-  [openssl]=openssl [curl]=curl [memcached]=memcached [promtool]=prometheus
+  [openssl]=openssl [curl]=curl [promtool]=prometheus
   [containerd]=containerd [runc]=runc [/usr/lib/cni/bridge]=containernetworking-plugins
   [iptables]=iptables [conntrack]=conntrack [buildah]=buildah [skopeo]=skopeo [umoci]=umoci
   [docker-registry]=docker-registry [busybox]=busybox-static [nft]=nftables [jq]=jq
   [/usr/lib/python3/dist-packages/pylibmc]=python3-pylibmc [/usr/lib/python3/dist-packages/pymemcache]=python3-pymemcache
 )
-groups_base=(openssl curl memcached promtool /usr/lib/python3/dist-packages/pylibmc /usr/lib/python3/dist-packages/pymemcache)
+groups_base=(openssl curl promtool /usr/lib/python3/dist-packages/pylibmc /usr/lib/python3/dist-packages/pymemcache)
 groups_real=(containerd runc /usr/lib/cni/bridge iptables nft conntrack buildah skopeo umoci docker-registry busybox jq)
 
 [ $# -gt 0 ] || set -- base real

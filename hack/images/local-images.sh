@@ -15,9 +15,12 @@
 #              (distroless static:debug + opm): the static base plus busybox in /busybox, /bin/opm
 #              (bin/opm, statically linked) and /bin/grpc_health_probe (hack/tools/grpc-health-probe);
 #              USER 1001, ENTRYPOINT /bin/opm. Base of the catalog image (OPM_IMAGE).
-#   memcached  $REGISTRY/memcached:<Debian's upstream version, e.g. 1.6.18>: Debian's
-#              /usr/bin/memcached, exactly the libraries `ldd` lists, user memcache 11211:11211 in
-#              /etc/passwd and /etc/group; USER 11211:11211, ENTRYPOINT memcached (the operand).
+#   memcached  $REGISTRY/memcached:<Debian's upstream version, e.g. 1.6.45>: the rootfs
+#              hack/images/debian-memcached.sh assembles (and first assembles when missing) from the
+#              Makefile's pins MEMCACHED_DEBIAN_SUITE and MEMCACHED_DEBIAN_VERSION: Debian's memcached
+#              package with its libraries and the loader (at /lib64, as the binary names it) from
+#              the same suite, user memcache 11211:11211 in /etc/passwd and /etc/group; USER
+#              11211:11211, ENTRYPOINT memcached (the operand of the real tier).
 #   pause      $REGISTRY/pause:3.10: hack/images/pause (static Go), USER 65535:65535; containerd's
 #              sandbox_image on the real node.
 #   all        all of the above, in that order (the default).
@@ -102,7 +105,8 @@
 #
 # Environment (defaults): REGISTRY_DIR=<repo>/.registry  REGISTRY_PORT=5000  BUILDAH_DIR=<repo>/.buildah
 #   LOCALBIN=<repo>/bin  GOLANG_VERSION=1.26  OPM_VERSION=v1.74.0  GRPC_HEALTH_PROBE_VERSION=v0.4.53
-#   MEMCACHED_BIN=/usr/bin/memcached  MEMCACHED_TAG=<from dpkg>  PAUSE_TAG=3.10
+#   MEMCACHED_DEBIAN_SUITE, MEMCACHED_DEBIAN_VERSION, MEMCACHED_DEBIAN_DIR (the Makefile's; see
+#   hack/images/debian-memcached.sh)  MEMCACHED_TAG=<Debian's upstream version>  PAUSE_TAG=3.10
 #   PYCLIENTS_TAG=py<X.Y>-pylibmc<version>-pymemcache<version> (from dpkg)
 #   OLM_VERSION=v0.46.0  OPERATOR_CONTROLLER_VERSION=v1.2.0  CERT_MANAGER_VERSION=v1.11.5
 #   PROMETHEUS_OPERATOR_VERSION=v0.85.0
@@ -117,7 +121,6 @@ export LOCALBIN=${LOCALBIN:-$root/bin}
 GOLANG_VERSION=${GOLANG_VERSION:-1.26}
 export OPM_VERSION=${OPM_VERSION:-v1.74.0}
 export GRPC_HEALTH_PROBE_VERSION=${GRPC_HEALTH_PROBE_VERSION:-v0.4.53}
-MEMCACHED_BIN=${MEMCACHED_BIN:-/usr/bin/memcached}
 PAUSE_TAG=${PAUSE_TAG:-3.10}
 export OLM_VERSION=${OLM_VERSION:-v0.46.0}
 export OPERATOR_CONTROLLER_VERSION=${OPERATOR_CONTROLLER_VERSION:-v1.2.0} CERT_MANAGER_VERSION=${CERT_MANAGER_VERSION:-v1.11.5}
@@ -312,21 +315,16 @@ img_opm() {
 }
 
 img_memcached() {
-  local version tag lib
-  [ -x "$MEMCACHED_BIN" ] || die "$MEMCACHED_BIN not found: install Debian's memcached (hack/cluster/host-packages.sh base)"
-  version=$(dpkg-query -W -f '${Version}' memcached 2>/dev/null || "$MEMCACHED_BIN" -V | cut -d' ' -f2)
-  version=${version#*:}
-  tag=${MEMCACHED_TAG:-${version%%-*}}
+  local dir tag package
+  dir=$("$root/hack/images/debian-memcached.sh") || die "assembling Debian's memcached failed (hack/images/debian-memcached.sh)"
+  tag=${MEMCACHED_TAG:-$(cat "$dir/version")}
+  package=$(sed -n 's/^memcached //p' "$dir/packages")
   new_rootfs memcached
-  etc_files memcache:11211
-  install -D -m 0755 "$MEMCACHED_BIN" "$rootfs/usr/bin/memcached"
-  # Exactly what the dynamic loader resolves (the loader itself included), at the paths ldd prints.
-  for lib in $(ldd "$MEMCACHED_BIN" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\//) print $i }'); do
-    install -D -m 0755 "$(readlink -f "$lib")" "$rootfs$lib"
-  done
+  cp -a "$dir/rootfs/." "$rootfs/"
   cfg+=(--user 11211:11211 --workingdir / --entrypoint '["memcached"]' --port 11211/tcp
     --label "org.opencontainers.image.version=$tag")
-  assemble MEMCACHED_IMAGE "$registry/memcached:$tag" scratch "memcached $version from Debian"
+  assemble MEMCACHED_IMAGE "$registry/memcached:$tag" scratch \
+    "memcached $package from Debian $(sed -n 's/.*suite=\([^ ]*\).*/\1/p' "$dir/inputs") with its libraries and loader"
 }
 
 # ldd_paths FILE...: the absolute paths `ldd` prints for FILEs (the loader included), one a line.

@@ -55,9 +55,37 @@ func Program(t testing.TB, name, install string) string {
 	return p
 }
 
-// MemcachedBinary returns the path of the memcached the tests start on loopback (Debian's
-// package, which hack/cluster/host-packages.sh base installs), or ends t as Program does.
+// MemcachedBinaryEnv names the environment variable that holds the memcached the tests run:
+// make test sets it to the wrapper of the Debian build the Makefile pins (MEMCACHED_BINARY,
+// assembled by hack/images/debian-memcached.sh), the same memcached the real tier's image holds.
+const MemcachedBinaryEnv = "MEMCACHED_BINARY"
+
+// MemcachedBinary returns the path of the memcached the tests start on loopback: $MEMCACHED_BINARY
+// (MemcachedBinaryEnv), which must be executable. Unset or not there, it ends t with
+// MissingDependency: a skip for a bare `go test` on a developer's machine, a failure in CI, where
+// make test assembles it. No memcached from PATH stands in for it: the tests' version-dependent
+// rows are checked against the pinned build.
 func MemcachedBinary(t testing.TB) string {
 	t.Helper()
-	return Program(t, "memcached", "install Debian's memcached package (hack/cluster/host-packages.sh base)")
+	p, err := memcachedBinary(os.Getenv(MemcachedBinaryEnv))
+	if err != nil {
+		MissingDependency(t, err.Error())
+	}
+	return p
+}
+
+// memcachedBinary checks path, the value of MemcachedBinaryEnv: set, and an executable file.
+func memcachedBinary(path string) (string, error) {
+	const how = "make test sets it; for go test alone: export " + MemcachedBinaryEnv + "=$(hack/images/debian-memcached.sh path)"
+	if path == "" {
+		return "", fmt.Errorf("%s is not set (%s)", MemcachedBinaryEnv, how)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", fmt.Errorf("%s=%s: %w (%s)", MemcachedBinaryEnv, path, err, how)
+	}
+	if fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
+		return "", fmt.Errorf("%s=%s is not an executable file (%s)", MemcachedBinaryEnv, path, how)
+	}
+	return path, nil
 }

@@ -57,7 +57,7 @@ func TestPick(t *testing.T) {
 	}
 }
 
-// TestAgainstRealMemcached runs the protocol client against Debian's memcached
+// TestAgainstRealMemcached runs the protocol client against the pinned memcached
 // (utils.MemcachedBinary: skipped without it, failed in CI): set, get, a miss, version, stats and stats settings.
 func TestAgainstRealMemcached(t *testing.T) {
 	bin := utils.MemcachedBinary(t)

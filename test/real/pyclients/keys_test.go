@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/example/memcached-operator/test/real/memcache"
+	"github.com/example/memcached-operator/test/utils"
 )
 
 const (
@@ -42,15 +43,13 @@ const (
 	count = 600
 )
 
-// requireClients fails the test unless memcached and both Python clients are installed: make test
-// runs after hack/cluster/host-packages.sh base, which installs them, so a missing one is a broken
-// setup, not a reason to skip.
+// requireClients returns the pinned memcached (utils.MemcachedBinary, which make test assembles)
+// and fails the test unless both Python clients are installed: make test runs after
+// hack/cluster/host-packages.sh base, which installs them, so a missing one is a broken setup, not
+// a reason to skip.
 func requireClients(t *testing.T) string {
 	t.Helper()
-	bin, err := exec.LookPath("memcached")
-	if err != nil {
-		t.Fatal("memcached not found: install it with hack/cluster/host-packages.sh base")
-	}
+	bin := utils.MemcachedBinary(t)
 	if out, err := exec.Command(python, "-I", "-c", "import pylibmc, pymemcache.client.hash").CombinedOutput(); err != nil {
 		t.Fatalf("%s cannot import pylibmc and pymemcache (%v: %s): install python3-pylibmc and python3-pymemcache with hack/cluster/host-packages.sh base",
 			python, err, strings.TrimSpace(string(out)))
@@ -217,7 +216,7 @@ func items(t *testing.T, s string) int {
 type event func(t *testing.T, bin string, servers []*server) (next []*server, cold, gone, added []string)
 
 // TestClientsKeepWhatTheirHashingAllows runs keys.py with both clients against real memcached
-// processes on loopback (Debian's memcached; started and killed by their PIDs) through the events
+// processes on loopback (the pinned memcached, utils.MemcachedBinary; started and killed by their PIDs) through the events
 // of the real-node test: each client stores 600 keys over the servers, the servers change, and
 // each client reads the keys back over the new list.
 //
