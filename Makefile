@@ -52,7 +52,7 @@ MEMCACHED_IMAGE ?= docker.io/library/memcached:1.6.46-alpine
 # Debian's package MEMCACHED_DEBIAN_VERSION from the suite MEMCACHED_DEBIAN_SUITE (sid's is built
 # with TLS, SASL, extstore and the proxy), with its libraries and loader from the same suite,
 # assembled once into MEMCACHED_DEBIAN_DIR by hack/images/debian-memcached.sh (make memcached-debian),
-# which fails naming the suite's versions when it no longer has this one. MEMCACHED_BINARY is its
+# which takes the suite's newer 1.6 build (and says to bump the pin) once sid has moved on. MEMCACHED_BINARY is its
 # wrapper, which make test passes to the tests (test/utils.MemcachedBinary).
 MEMCACHED_DEBIAN_SUITE ?= sid
 MEMCACHED_DEBIAN_VERSION ?= 1.6.45-1

@@ -19,6 +19,7 @@ package utils
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -54,6 +55,37 @@ func TestMemcachedBinaryPath(t *testing.T) {
 			}
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "hack/images/debian-memcached.sh path") {
 				t.Fatalf("memcachedBinary(%q) = %q, %v; want an error with %q and how to set it", tc.path, got, err, tc.wantErr)
+			}
+		})
+	}
+}
+
+// ending records how MissingDependency ends a test, Fatalf or Skip, and then stops the goroutine as
+// testing.TB's own do.
+type ending struct {
+	testing.TB
+	fatal, skip string
+}
+
+func (e *ending) Helper()                        {}
+func (e *ending) Fatalf(format string, a ...any) { e.fatal = format; runtime.Goexit() }
+func (e *ending) Skip(a ...any)                  { e.skip = "skip"; runtime.Goexit() }
+
+// A missing dependency skips on a developer's machine and fails in CI, whatever CI's value says
+// "yes" (.ci/run sets CI=true; hosted CI services set it too).
+func TestMissingDependencyFailsInCI(t *testing.T) {
+	for value, wantFail := range map[string]bool{"": false, "0": false, "false": false, "true": true, "1": true, "yes": true} {
+		t.Run("CI="+value, func(t *testing.T) {
+			t.Setenv("CI", value)
+			e := &ending{TB: t}
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				MissingDependency(e, "memcached not found")
+			}()
+			<-done
+			if failed := e.fatal != ""; failed != wantFail || (e.skip != "") == wantFail {
+				t.Errorf("CI=%q: fatal %q, skip %q; want a failure: %v", value, e.fatal, e.skip, wantFail)
 			}
 		})
 	}
