@@ -3,8 +3,8 @@
 # Source it from the repository root.
 #   release_commit VERSION   print the commit release VERSION was built from: its line in
 #                            hack/release/releases, else (the newest release is recorded there only
-#                            when the next one is cut, by release.sh) the commit that added its
-#                            bundle to catalog/; nothing when VERSION is not released
+#                            when the next one is cut, by release.sh) the newest commit that added
+#                            its bundle to catalog/; nothing when HEAD has no such bundle
 #   related_image FILE NAME  print the value of the variable RELATED_IMAGE_NAME in FILE (the manager's
 #                            Deployment, config/manager/manager.yaml)
 #   pin_related_image FILE NAME REF
@@ -15,7 +15,12 @@
 release_commit() {
   local v=$1 commit
   commit=$(awk -v v="$v" '$1 == v { print $2 }' hack/release/releases)
-  [ -n "$commit" ] || commit=$(git log --diff-filter=A --format=%H -1 -- "catalog/memcached-operator/bundles/memcached-operator.v$v.yaml")
+  # The newest commit that added it, and only while HEAD has it: a release cut, withdrawn before
+  # publication and cut again is the last cut's.
+  local file=catalog/memcached-operator/bundles/memcached-operator.v$v.yaml
+  if [ -z "$commit" ] && git cat-file -e "HEAD:$file" 2>/dev/null; then
+    commit=$(git log --diff-filter=A --format=%H -1 -- "$file")
+  fi
   printf '%s' "$commit"
 }
 
