@@ -46,7 +46,7 @@ catalog-serve: opm catalog-tool ## Serve catalog/ with opm (port 50051) and crea
 .PHONY: demo-olm
 demo-olm: build kubectl ## The OLM story on the local cluster: install OLM, catalog, subscribe, sample, scale, upgrade 0.1.0 -> VERSION.
 	hack/release/build-release.sh 0.1.0
-	CLUSTER_DIR="$(CLUSTER_DIR)" CATALOG_HEAD_BUNDLE="$(OLM_HEAD_BUNDLE)" OLM_HEAD_VERSION=$(VERSION) OLM_BINARIES="v0.1.0=$(LOCALBIN)/manager-v0.1.0,v$(VERSION)=$(LOCALBIN)/manager$(if $(IMG_DIGEST),$(comma)$(IMG_DIGEST)=$(LOCALBIN)/manager)" KUBECTL="$(KUBECTL)" hack/demo/demo.sh kwok olm up
+	CLUSTER_DIR="$(CLUSTER_DIR)" CATALOG_HEAD_BUNDLE="$(OLM_HEAD_BUNDLE)" OLM_HEAD_VERSION=$(VERSION) OLM_HEAD_DIGEST=$(IMG_DIGEST) OLM_BINARIES="v0.1.0=$(LOCALBIN)/manager-v0.1.0,v$(VERSION)=$(LOCALBIN)/manager$(if $(IMG_DIGEST),$(comma)$(IMG_DIGEST)=$(LOCALBIN)/manager)" KUBECTL="$(KUBECTL)" hack/demo/demo.sh kwok olm up
 
 .PHONY: demo-down
 demo-down: ## Stop the demo operator and the local cluster.

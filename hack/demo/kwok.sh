@@ -16,7 +16,8 @@
 #
 # Environment (defaults): MANAGER_BIN=<repo>/bin/manager  MEMCACHED_IMAGE=docker.io/library/memcached:1.6.46-alpine
 #   DEMO_METRICS_PORT=29443 DEMO_PROBE_PORT=29081 (the operator's loopback metrics and probe ports)
-#   OLM_HEAD_VERSION (demo-olm, required: the current release; make demo-olm sets it)
+#   OLM_HEAD_VERSION (demo-olm, required: the current release; make demo-olm sets it), OLM_HEAD_DIGEST
+#   (its operator image digest when the release pins it; make demo-olm sets it from IMG_DIGEST)
 
 MANAGER_BIN=${MANAGER_BIN:-$root/bin/manager}
 MEMCACHED_IMAGE=${MEMCACHED_IMAGE:-docker.io/library/memcached:1.6.46-alpine}
@@ -101,8 +102,13 @@ MSG
 demo_down() { "$root/hack/cluster/cluster-down.sh"; }
 demo_olm_down() { demo_down; }
 
-# runner_runs VERSION: the OLM runner's last run is of operator VERSION.
-runner_runs() { grep "=== runner" "$runner_dir/operator.log" 2>/dev/null | tail -1 | grep -q ":$1 "; }
+# runner_runs VERSION [DIGEST]: the OLM runner's last run is of operator VERSION (an image by tag)
+# or of the image DIGEST (a release pins its operator by digest: OLM_HEAD_DIGEST).
+runner_runs() {
+  local last
+  last=$(grep "=== runner" "$runner_dir/operator.log" 2>/dev/null | tail -1)
+  grep -q ":$1 " <<<"$last" || { [ -n "${2:-}" ] && grep -q "@$2 " <<<"$last"; }
+}
 manager_started() { grep -q "Starting manager" "$runner_dir/operator.log"; }
 
 demo_olm_up() {
@@ -162,7 +168,7 @@ demo_olm_up() {
   until_ok 180 "CSV memcached-operator.$head Succeeded" csv_succeeded "$NS" "memcached-operator.$head"
   k wait csv/memcached-operator.v0.1.0 -n "$NS" --for=delete --timeout=120s
   k get installplans.operators.coreos.com,csv -n "$NS"
-  until_ok 60 "the runner to run $head" runner_runs "$head"
+  until_ok 60 "the runner to run $head" runner_runs "$head" "${OLM_HEAD_DIGEST:-}"
   grep "=== runner" "$runner_dir/operator.log" | tail -1
   hash_after=$(k get pods -n "$NS" -l app.kubernetes.io/instance="$sample" -o jsonpath='{.items[*].metadata.labels.pod-template-hash}')
   echo "memcached pod-template-hash before: $hash_before"
