@@ -462,7 +462,13 @@ func (r *MemcachedReconciler) patchStatus(ctx context.Context, mc *cachev1alpha1
 	base := mc.DeepCopy()
 	old := base.Status
 	mc.Status = st
-	if err := r.Status().Patch(ctx, mc, client.MergeFrom(base)); err != nil {
+	if err := r.Status().Patch(ctx, mc, client.MergeFrom(base)); apierrors.IsNotFound(err) {
+		// Deleted while this reconcile ran (its namespace too, often): there is no status left
+		// to report, and the deletion is an event of its own.
+		logf.FromContext(ctx).V(1).Info("Memcached deleted before its status was written", "Memcached", key)
+		r.held.Delete(key)
+		return 0, nil
+	} else if err != nil {
 		return 0, fmt.Errorf("failed to patch status of Memcached %s: %w", key, err)
 	}
 	if c := becameTrue(old.Conditions, st.Conditions, cachev1alpha1.ConditionDegraded); c != nil {
