@@ -437,13 +437,28 @@ func TestClusterExtensionLifecycle(t *testing.T) {
 	ce.SetAnnotations(map[string]string{watchNamespaceAnnotation: ns})
 	apply(t, ce)
 	waitInstalled(t, suite.env["VERSION_HEAD"])
-	op = operatorPod(t, suite.env["OPERATOR_IMAGE_HEAD"])
-	g.Expect(op.Annotations["olm.targetNamespaces"]).To(Equal(ns))
+	// The operator refused its Lease says so where users look: its pod is not Ready (readyz
+	// fails while it can neither lead nor stand by behind a live leader) and its log names the
+	// refusal.
+	var single corev1.Pod
+	g.Eventually(func(g Gomega) {
+		pods := &corev1.PodList{}
+		g.Expect(suite.k8s.List(ctx, pods, client.InNamespace(installNS), client.MatchingLabels{"control-plane": "controller-manager"})).To(Succeed())
+		g.Expect(pods.Items).To(HaveLen(1))
+		single = pods.Items[0]
+		g.Expect(single.Spec.Containers[0].Image).To(Equal(suite.env["OPERATOR_IMAGE_HEAD"]))
+		g.Expect(single.Annotations["olm.targetNamespaces"]).To(Equal(ns))
+	}, 3*time.Minute, poll).Should(Succeed())
 	g.Eventually(func() string {
-		out, _, _ := suite.kubectl.Run(ctx, "", "logs", "-n", installNS, op.Name, "--tail=-1")
+		out, _, _ := suite.kubectl.Run(ctx, "", "logs", "-n", installNS, single.Name, "--tail=-1")
 		return out
 	}, time.Minute, time.Second).Should(MatchRegexp(`leases.coordination.k8s.io .* is forbidden`))
-	suite.phases.Record(t, "SingleNamespace ("+ns+"): installed, but the operator may not take its Lease in "+installNS, start)
+	g.Consistently(func(g Gomega) {
+		p := &corev1.Pod{}
+		g.Expect(suite.k8s.Get(ctx, client.ObjectKeyFromObject(&single), p)).To(Succeed())
+		g.Expect(utils.PodRunningReady(p)).To(BeFalse(), "the operator refused its Lease reports Ready")
+	}, 10*time.Second, time.Second).Should(Succeed())
+	suite.phases.Record(t, "SingleNamespace ("+ns+"): installed, but the operator may not take its Lease in "+installNS+" and is not Ready", start)
 
 	// OwnNamespace (watch-namespace the install namespace) works: the operator watches only there.
 	start = time.Now()
