@@ -82,7 +82,7 @@ olm-up-real: ## Install OLM into the real-node cluster as pods (make olm-up NODE
 MIRROR_VERSION ?= 0.2.2
 
 .PHONY: olm-real-images
-olm-real-images: opm ## Push the operator and bundle images of every release in catalog/ (local names, images by digest in the CSV), the local catalog images, the images operator-sdk's registry pods use, and the mirror of the committed catalog's public images.
+olm-real-images: opm catalog-tool ## Push the operator and bundle images of every release in catalog/ (local names, images by digest in the CSV), the local catalog images, the images operator-sdk's registry pods use, and the mirror of the committed catalog's public images.
 	hack/images/local-images.sh memcached opm-index ubi
 	OPM="$(OPM)" OPM_VERSION=$(OPM_VERSION) hack/olm/olm-real-images.sh
 	OPM="$(OPM)" CATALOG_IMG=$(CATALOG_IMG) hack/olm/mirror-images.sh $(MIRROR_VERSION)

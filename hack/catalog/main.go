@@ -55,6 +55,9 @@ limitations under the License.
 //	    statically checks Dockerfile, bundle.Dockerfile, catalog.Dockerfile and scorecard.Dockerfile (CheckDockerfile):
 //	    they parse, their base images have defaults, their COPY/ADD sources exist and no ignore file
 //	    (<Dockerfile>.dockerignore, .dockerignore, ...) hides any of them, bundle labels match.
+//	catalog with-head -in DIR -out DIR -bundle-dir DIR [-opm bin/opm]
+//	    writes into -out (which must not exist) the catalog of package directory -in with the bundle
+//	    -bundle-dir renders to as its head (WithHead): for the OLM tests, the working tree's bundle.
 //	catalog blank-images -in DIR -out DIR [-max-version V]
 //	    writes a copy of the catalog with every bundle image blanked (and, with -max-version, without
 //	    the bundles newer than V) for hack/olm/catalog-serve.sh (PrepareLocalServe).
@@ -107,6 +110,8 @@ func main() {
 		err = checkDockerfiles(os.Args[2:])
 	case "blank-images":
 		err = blankImages(os.Args[2:])
+	case "with-head":
+		err = withHead(os.Args[2:])
 	default:
 		usage()
 	}
@@ -117,7 +122,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: catalog add -template T -version X.Y.Z -image IMG -channels C1,C2 -default-channel C [-dir DIR -bundle-dir DIR -opm PATH]\n       catalog promote -template T -version X.Y.Z -channel fast|stable [-dir DIR]\n       catalog render -template T -opm PATH -image-map PUBLIC=LOCAL [-use-http] -out DIR\n       catalog template-bundles -template T\n       catalog check DIR...\n       catalog check-changelog -dir DIR -changelog FILE\n       catalog check-release -version X.Y.Z [-dir DIR -changelog FILE]\n       catalog check-disconnected -bundle-dir DIR\n       catalog check-version -version X.Y.Z [-dir DIR -bundle-dir DIR]\n       catalog check-dockerfiles [-root DIR]\n       catalog blank-images -in DIR -out DIR [-max-version V]")
+	fmt.Fprintln(os.Stderr, "usage: catalog add -template T -version X.Y.Z -image IMG -channels C1,C2 -default-channel C [-dir DIR -bundle-dir DIR -opm PATH]\n       catalog promote -template T -version X.Y.Z -channel fast|stable [-dir DIR]\n       catalog render -template T -opm PATH -image-map PUBLIC=LOCAL [-use-http] -out DIR\n       catalog template-bundles -template T\n       catalog check DIR...\n       catalog check-changelog -dir DIR -changelog FILE\n       catalog check-release -version X.Y.Z [-dir DIR -changelog FILE]\n       catalog check-disconnected -bundle-dir DIR\n       catalog check-version -version X.Y.Z [-dir DIR -bundle-dir DIR]\n       catalog check-dockerfiles [-root DIR]\n       catalog blank-images -in DIR -out DIR [-max-version V]\n       catalog with-head -in DIR -out DIR -bundle-dir DIR [-opm PATH]")
 	os.Exit(2)
 }
 
@@ -446,6 +451,38 @@ func checkVersion(args []string) error {
 		return fmt.Errorf("%d problems:\n  %s", len(problems), strings.Join(problems, "\n  "))
 	}
 	fmt.Printf("%s builds as %s: one version, one content\n", *bundleDir, *version)
+	return nil
+}
+
+func withHead(args []string) error {
+	fs := flag.NewFlagSet("with-head", flag.ExitOnError)
+	in := fs.String("in", "catalog/memcached-operator", "rendered catalog directory of the package")
+	out := fs.String("out", "", "directory to write the catalog with the head to (must not exist)")
+	bundleDir := fs.String("bundle-dir", "bundle", "the head's bundle directory")
+	opm := fs.String("opm", "opm", "opm binary")
+	_ = fs.Parse(args)
+	if *out == "" {
+		return fmt.Errorf("-out is required")
+	}
+	cfg, err := declcfg.LoadFS(context.Background(), os.DirFS(*in))
+	if err != nil {
+		return fmt.Errorf("failed to load catalog %s: %w", *in, err)
+	}
+	head, err := renderBundleDir(*opm, *bundleDir)
+	if err != nil {
+		return err
+	}
+	did, err := WithHead(cfg, head)
+	if err != nil {
+		return err
+	}
+	if problems := Check(cfg); len(problems) > 0 {
+		return fmt.Errorf("the catalog with the head would be invalid:\n%s", joinProblems(problems))
+	}
+	if err := WriteCatalog(*out, cfg); err != nil {
+		return err
+	}
+	fmt.Printf("%s: %s\n", *out, did)
 	return nil
 }
 

@@ -11,12 +11,13 @@
 #          CATALOG_MAX_VERSION=X.Y.Z leaves the bundles newer than X.Y.Z out of the copy (and the
 #          channel entries naming them), to stage an upgrade: serve the old catalog, subscribe,
 #          then `start` again with the full catalog.
-#          CATALOG_HEAD_BUNDLE=DIR (a bundle directory, e.g. bundle/) replaces, in the copy, the catalog's
-#          bundle of the same name with `opm render DIR`: the bundle the working tree generates for
-#          the Makefile's VERSION is served in place of the committed release of that version, so
-#          the OLM tests install the current code's CSV (its RBAC, its descriptors) with the current
-#          code (make test-olm runs bin/manager for that version). hack/olm/olm-real-images.sh does the
-#          same for the real tier. A catalog without that bundle is served as it is.
+#          CATALOG_HEAD_BUNDLE=DIR (a bundle directory, e.g. bundle/) is the head in the copy
+#          (`catalog-tool with-head`): the bundle the working tree generates for the Makefile's
+#          VERSION replaces the committed release of that version, or, built as the next version,
+#          is added as the new head of every channel whose head is older, so the OLM tests install
+#          the current code's CSV (its RBAC, its descriptors) with the current code (make test-olm
+#          runs bin/manager for that version). hack/olm/olm-real-images.sh does the same for the
+#          real tier.
 #          The copy is validated (opm validate), then `bin/opm serve` is (re)started on
 #          CATALOG_PORT (log $CLUSTER_DIR/logs/opm-serve.log, pid $CLUSTER_DIR/pids/opm.pid) and the
 #          CatalogSource CATALOG_SOURCE in namespace CATALOG_NAMESPACE is created or updated
@@ -159,19 +160,11 @@ start)
   source_dir=$catalog_dir
   if [ -n "$CATALOG_HEAD_BUNDLE" ]; then
     [ -d "$CATALOG_HEAD_BUNDLE/manifests" ] || die "CATALOG_HEAD_BUNDLE=$CATALOG_HEAD_BUNDLE is not a bundle directory (no manifests/)"
-    mkdir -p "$copy"
-    cp -r "$catalog_dir" "$copy/source"
+    mkdir -p "$copy/source"
     source_dir=$copy/source
-    "$opm" render "$CATALOG_HEAD_BUNDLE" -o yaml >"$copy/head-bundle.yaml" || die "opm render $CATALOG_HEAD_BUNDLE failed"
-    head_name=$(sed -n 's/^name: //p' "$copy/head-bundle.yaml" | head -n1)
-    # catalog/<package>/bundles/<bundle name>.yaml is the layout catalog-tool writes.
-    mapfile -t head_files < <(find "$source_dir" -path "*/bundles/$head_name.yaml")
-    if [ -n "$head_name" ] && [ ${#head_files[@]} -eq 1 ]; then
-      cp "$copy/head-bundle.yaml" "${head_files[0]}"
-      step "the copy's $head_name is rendered from $CATALOG_HEAD_BUNDLE (the working tree's bundle)"
-    else
-      step "the catalog has no bundle ${head_name:-?} of $CATALOG_HEAD_BUNDLE: served as committed"
-    fi
+    did=$("$catalog_tool" with-head -in "$catalog_dir/memcached-operator" -out "$source_dir/memcached-operator" \
+      -bundle-dir "$CATALOG_HEAD_BUNDLE" -opm "$opm") || die "catalog-tool with-head $CATALOG_HEAD_BUNDLE failed"
+    step "${did#"$copy/"}"
   fi
   "$catalog_tool" blank-images -in "$source_dir" -out "$copy/configs" "${max_args[@]}" >"$state/blank-images.out" 2>&1 ||
     { cat "$state/blank-images.out" >&2; rm -rf "$copy"; die "copying $catalog_dir failed"; }

@@ -3,8 +3,10 @@
 # catalog/ (default: each catalog/memcached-operator/bundles/memcached-operator.v*.yaml), pushed to the
 # local registry under local names; the committed bundle/ and catalog/ keep their public names.
 #
-# For each VERSION, from the source of that release (`git archive` of its commit in hack/release/releases;
-# for the Makefile's VERSION when it is not in hack/release/releases yet, the commit HEAD):
+# catalog/ here is catalog/ with the working tree's bundle/ as the Makefile's VERSION (catalog-tool
+# with-head): that release replaced, or the next version added as the head of the channels.
+# For each VERSION, from the source of that release (`git archive` of its commit: release_commit,
+# hack/lib/release.sh; for the Makefile's VERSION when it is not released, the commit HEAD):
 #   - the operator image $REGISTRY/memcached-operator:vVERSION: that release's manager built as its
 #     Dockerfile builds it (hack/images/local-images.sh operator);
 #   - the bundle image $REGISTRY/memcached-operator-bundle:vVERSION: that release's bundle/ and
@@ -57,12 +59,31 @@ operator_ref() { printf '%s(:v%s|@sha256:[0-9a-f]{64})' "${public_repo//./\\.}" 
 t0=$(date +%s%N)
 # shellcheck source=../lib/procs.sh
 . "$root/hack/lib/procs.sh"
+# shellcheck source=../lib/release.sh
+. "$root/hack/lib/release.sh"
 buildah() { command buildah --root "$BUILDAH_DIR/storage" --runroot "$BUILDAH_DIR/run" --storage-driver vfs "$@"; }
 export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}"
 
+OPM=${OPM:-$root/bin/opm}
+OPM_VERSION=${OPM_VERSION:-v1.74.0}
+CATALOG_TOOL=${CATALOG_TOOL:-$root/bin/catalog-tool}
+[ -x "$OPM" ] || die "no $OPM (make opm)"
+[ -x "$CATALOG_TOOL" ] || die "no $CATALOG_TOOL (make catalog-tool)"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/olm-real-images.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# The catalog the tests serve: catalog/ with the working tree's bundle/ as the Makefile's VERSION,
+# in place of its release or, built as the next version, as the head of the channels
+# (catalog-tool with-head).
+catalog=$work/catalog-head/memcached-operator
+did=$("$CATALOG_TOOL" with-head -in "$root/catalog/memcached-operator" -out "$catalog" -bundle-dir "$root/bundle" -opm "$OPM") ||
+  die "catalog-tool with-head failed"
+step "$did"
+
 versions=("$@")
 if [ ${#versions[@]} -eq 0 ]; then
-  mapfile -t versions < <(ls "$root/catalog/memcached-operator/bundles" | sed -n 's/^memcached-operator\.v\(.*\)\.yaml$/\1/p' | sort -V)
+  mapfile -t versions < <(ls "$catalog/bundles" | sed -n 's/^memcached-operator\.v\(.*\)\.yaml$/\1/p' | sort -V)
 fi
 [ ${#versions[@]} -gt 0 ] || die "no release in catalog/memcached-operator/bundles"
 
@@ -70,14 +91,11 @@ fi
 memcached=$(sed -n 's/^MEMCACHED_IMAGE=//p' "$REGISTRY_DIR/images.env")
 [[ $memcached == *@sha256:* ]] || die "no MEMCACHED_IMAGE by digest in $REGISTRY_DIR/images.env"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/olm-real-images.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-
 # source_tree VERSION DIR: the sources of release VERSION in DIR.
 source_tree() {
   local v=$1 dir=$2 commit
   mkdir -p "$dir"
-  commit=$(awk -v v="$v" '$1 == v { print $2 }' "$root/hack/release/releases")
+  commit=$(cd "$root" && release_commit "$v")
   if [ -n "$commit" ]; then
     git -C "$root" cat-file -e "$commit^{commit}" 2>/dev/null || die "commit $commit of $v is not in this clone (git fetch --unshallow)"
     git -C "$root" archive "$commit" | tar -x -C "$dir"
@@ -133,19 +151,16 @@ for v in "${versions[@]}"; do
 done
 
 # The catalog images (see the header). Versions compare as X.Y.Z (the catalog has no pre-release).
-OPM=${OPM:-$root/bin/opm}
-OPM_VERSION=${OPM_VERSION:-v1.74.0}
-[ -x "$OPM" ] || die "no $OPM (make opm)"
 mapfile -t sorted < <(printf '%s\n' "${versions[@]}" | sort -V)
 oldest=${sorted[0]} newest=${sorted[-1]}
-mapfile -t wanted < <(ls "$root/catalog/memcached-operator/bundles" | sed -n 's/^memcached-operator\.v\(.*\)\.yaml$/\1/p' | sort -V |
+mapfile -t wanted < <(ls "$catalog/bundles" | sed -n 's/^memcached-operator\.v\(.*\)\.yaml$/\1/p' | sort -V |
   awk -v max="$newest" '{ print } $0 == max { exit }')
 [ "${wanted[*]}" = "${sorted[*]}" ] || die "a catalog needs every release of catalog/ up to $newest (${wanted[*]}), got ${sorted[*]}"
 "$root/hack/images/local-images.sh" opm | tail -n 1
 
 cat_dir=$work/catalog
 mkdir -p "$cat_dir"
-"$OPM" render "$root/catalog/memcached-operator" -o json | jq -c . >"$work/committed.json"
+"$OPM" render "$catalog" -o json | jq -c . >"$work/committed.json"
 jq -c 'select(.schema != "olm.bundle")' "$work/committed.json" >"$cat_dir/meta.json"
 # objects BLOB: the bundle's inline objects (olm.bundle.object), decoded, one sorted JSON per line.
 objects() { jq -c '.properties[] | select(.type == "olm.bundle.object") | .value.data | @base64d | fromjson' "$1" | jq -cS . | LC_ALL=C sort; }

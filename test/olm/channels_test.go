@@ -54,8 +54,8 @@ type releaseCopy struct {
 	dir, next string
 }
 
-// newReleaseCopy copies the sources and publishes the release after the newest in catalog/ (its
-// minor version bumped) to candidate in the copy's catalog.
+// newReleaseCopy copies the sources and publishes the release after the newest in catalog/ and
+// the head's VERSION (its minor version bumped) to candidate in the copy's catalog.
 func newReleaseCopy(t *testing.T, g Gomega) *releaseCopy {
 	t.Helper()
 	start := time.Now()
@@ -69,6 +69,11 @@ func newReleaseCopy(t *testing.T, g Gomega) *releaseCopy {
 		var mj, mn, pt int
 		_, err := fmt.Sscanf(v, "%d.%d.%d", &mj, &mn, &pt)
 		g.Expect(err).NotTo(HaveOccurred(), "bundle file %s", e.Name())
+		versions = append(versions, [3]int{mj, mn, pt})
+	}
+	// The head builds as the next version after a release: the release cut here comes after it.
+	var mj, mn, pt int
+	if _, err := fmt.Sscanf(strings.TrimPrefix(headVersion, "v"), "%d.%d.%d", &mj, &mn, &pt); err == nil {
 		versions = append(versions, [3]int{mj, mn, pt})
 	}
 	sort.Slice(versions, func(i, j int) bool {
