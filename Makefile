@@ -21,7 +21,7 @@
 #   make/tools.mk    the pinned tools built into ./bin (controller-gen, kustomize, kubectl, opm, ...)
 
 # VERSION is the operator version of the bundle and the image tags.
-VERSION ?= 0.3.0
+VERSION ?= 0.3.1
 # IMAGE_TAG_BASE is the image repository of the operator and its bundle/catalog images.
 IMAGE_TAG_BASE ?= registry.example.com/memcached-operator
 IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
@@ -30,7 +30,7 @@ IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
 # docker-push keep using as the tag they build and push). Empty for the releases up to 0.2.3 (by tag).
 # The digest is that of the image the release pushed under IMG_DIGEST_BASE: a build under another
 # IMAGE_TAG_BASE (your own registry, as the README's install shows) names IMG, its own tag.
-IMG_DIGEST ?= sha256:aecd66a89c235c5a9e71084c7f9ee05d8bcb51d7d04c8767896f858bfbcdb45f
+IMG_DIGEST ?=
 IMG_DIGEST_BASE ?= registry.example.com/memcached-operator
 BUNDLE_OPERATOR_IMG ?= $(if $(and $(IMG_DIGEST),$(filter $(IMG_DIGEST_BASE),$(IMAGE_TAG_BASE))),$(IMAGE_TAG_BASE)@$(IMG_DIGEST),$(IMG))
 # comma is a literal comma, for $(if ...) arguments.
