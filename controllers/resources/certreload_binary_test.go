@@ -102,6 +102,28 @@ func publish(t *testing.T, dir string, files map[string][]byte) {
 // the new certificate (and trusts only the new client CA) within a few reload intervals, without a
 // restart, and a key written before the renewal is still there. A certificate whose key does not
 // match is not sent: the server keeps presenting the one it has.
+// podDirs makes the pod's TLS and auth directories (tlsPath, authPath) in a temporary directory
+// named after prefix, removed at t.Cleanup: memcached drops root for -u nobody, so every directory
+// up to the files must let it in.
+func podDirs(t *testing.T, prefix string) (tlsPath, authPath string) {
+	t.Helper()
+	root, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(root) })
+	if err := os.Chmod(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tlsPath, authPath = filepath.Join(root, "tls"), filepath.Join(root, "auth")
+	for _, d := range []string{tlsPath, authPath} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return tlsPath, authPath
+}
+
 func TestCertificateRenewalReachesRealMemcached(t *testing.T) {
 	bin := utils.MemcachedBinary(t)
 	const interval = 100 * time.Millisecond
@@ -113,21 +135,7 @@ func TestCertificateRenewalReachesRealMemcached(t *testing.T) {
 	for name, mc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			// memcached drops root for -u nobody: every directory up to the files must let it in.
-			root, err := os.MkdirTemp("", "memcached-renewal-")
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = os.RemoveAll(root) })
-			if err := os.Chmod(root, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			tlsPath, authPath := filepath.Join(root, "tls"), filepath.Join(root, "auth")
-			for _, d := range []string{tlsPath, authPath} {
-				if err := os.Mkdir(d, 0o755); err != nil {
-					t.Fatal(err)
-				}
-			}
+			tlsPath, authPath := podDirs(t, "memcached-renewal-")
 			auth := ""
 			if mc.Spec.Auth != nil {
 				auth = "app s3cret"

@@ -211,15 +211,8 @@ const serverName = "cache.example"
 // nobody user memcached runs as when the tests run as root.
 func writePodFiles(t *testing.T) *podFiles {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "memcached-pod-files-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	f := &podFiles{tlsPath: filepath.Join(dir, "tls"), authPath: filepath.Join(dir, "auth"), user: "app", password: "s3cret"}
+	tlsPath, authPath := podDirs(t, "memcached-pod-files-")
+	f := &podFiles{tlsPath: tlsPath, authPath: authPath, user: "app", password: "s3cret"}
 	cert, key := fixture.KeyPair(t, serverName)
 	clientCert, clientKey := fixture.KeyPair(t, "client")
 	otherCert, otherKey := fixture.KeyPair(t, "stranger")
@@ -232,6 +225,7 @@ func writePodFiles(t *testing.T) *podFiles {
 	writeFile(t, filepath.Join(f.authPath, authFile), []byte(f.user+":"+f.password+"\n"))
 	f.roots = x509.NewCertPool()
 	f.roots.AppendCertsFromPEM(cert)
+	var err error
 	if f.client, err = tls.X509KeyPair(clientCert, clientKey); err != nil {
 		t.Fatal(err)
 	}

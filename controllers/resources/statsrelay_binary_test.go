@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -88,21 +87,7 @@ func TestStatsRelayWithRealMemcached(t *testing.T) {
 	for name, mc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			// memcached drops root for -u nobody: every directory up to the files must let it in.
-			root, err := os.MkdirTemp("", "memcached-relay-")
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = os.RemoveAll(root) })
-			if err := os.Chmod(root, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			tlsPath, authPath := filepath.Join(root, "tls"), filepath.Join(root, "auth")
-			for _, d := range []string{tlsPath, authPath} {
-				if err := os.Mkdir(d, 0o755); err != nil {
-					t.Fatal(err)
-				}
-			}
+			tlsPath, authPath := podDirs(t, "memcached-relay-")
 			// The relay authenticates with the first entry.
 			publish(t, authPath, map[string][]byte{authFile: []byte("app:s3cret\nops:other\n")})
 			if mc.Spec.TLS != nil {
