@@ -49,15 +49,22 @@ import (
 // that server; the manager's log has no error. (The cluster serves the Prometheus Operator's CRDs:
 // the same scrape by a real Prometheus is TestPrometheusScrapesMemcached; a cluster without them
 // is proven on envtest.) Exporter metrics: https://github.com/prometheus/memcached_exporter#collectors
+// exporterImageByDigest is MEMCACHED_EXPORTER_IMAGE, the local exporter image by digest.
+func exporterImageByDigest(t *testing.T) string {
+	t.Helper()
+	image := os.Getenv("MEMCACHED_EXPORTER_IMAGE")
+	if !strings.Contains(image, "@sha256:") {
+		t.Fatalf("MEMCACHED_EXPORTER_IMAGE=%q is not an image by digest: run make test-real (make real-images pushes it)", image)
+	}
+	return image
+}
+
 func TestMonitoringExporter(t *testing.T) {
 	expectCleanManagerLog(t)
 	start := time.Now()
 	g := NewWithT(t)
 	ctx := utils.TestContext(t)
-	exporterImage := os.Getenv("MEMCACHED_EXPORTER_IMAGE")
-	if !strings.Contains(exporterImage, "@sha256:") {
-		t.Fatalf("MEMCACHED_EXPORTER_IMAGE=%q is not an image by digest: run make test-real (make real-images pushes it)", exporterImage)
-	}
+	exporterImage := exporterImageByDigest(t)
 	ns := newRestrictedNamespace(t, "monitoring")
 	startClientPod(t, ns)
 
@@ -132,10 +139,7 @@ func TestMonitoringWithAuthentication(t *testing.T) {
 	start := time.Now()
 	g := NewWithT(t)
 	ctx := utils.TestContext(t)
-	exporterImage := os.Getenv("MEMCACHED_EXPORTER_IMAGE")
-	if !strings.Contains(exporterImage, "@sha256:") {
-		t.Fatalf("MEMCACHED_EXPORTER_IMAGE=%q is not an image by digest: run make test-real (make real-images pushes it)", exporterImage)
-	}
+	exporterImage := exporterImageByDigest(t)
 	ns := newRestrictedNamespace(t, "monauth")
 	password := randomPassword(t)
 	g.Expect(suite.k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "users", Namespace: ns},
