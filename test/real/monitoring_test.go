@@ -49,16 +49,6 @@ import (
 // that server; the manager's log has no error. (The cluster serves the Prometheus Operator's CRDs:
 // the same scrape by a real Prometheus is TestPrometheusScrapesMemcached; a cluster without them
 // is proven on envtest.) Exporter metrics: https://github.com/prometheus/memcached_exporter#collectors
-// exporterImageByDigest is MEMCACHED_EXPORTER_IMAGE, the local exporter image by digest.
-func exporterImageByDigest(t *testing.T) string {
-	t.Helper()
-	image := os.Getenv("MEMCACHED_EXPORTER_IMAGE")
-	if !strings.Contains(image, "@sha256:") {
-		t.Fatalf("MEMCACHED_EXPORTER_IMAGE=%q is not an image by digest: run make test-real (make real-images pushes it)", image)
-	}
-	return image
-}
-
 func TestMonitoringExporter(t *testing.T) {
 	expectCleanManagerLog(t)
 	start := time.Now()
@@ -238,4 +228,14 @@ func TestMonitoringWithAuthentication(t *testing.T) {
 	}
 	t.Logf("the relay's port from the client pod: %s", other.Servers[0].Error)
 	suite.phases.Record(t, "monitoring + auth: memcached_up 1 through the relay, unauthenticated clients refused", start)
+}
+
+// exporterImageByDigest is MEMCACHED_EXPORTER_IMAGE, the local exporter image by digest.
+func exporterImageByDigest(t *testing.T) string {
+	t.Helper()
+	image := os.Getenv("MEMCACHED_EXPORTER_IMAGE")
+	if !strings.Contains(image, "@sha256:") {
+		t.Fatalf("MEMCACHED_EXPORTER_IMAGE=%q is not an image by digest: run make test-real (make real-images pushes it)", image)
+	}
+	return image
 }
