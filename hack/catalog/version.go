@@ -31,7 +31,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// createdAtPath is the CSV annotation operator-sdk stamps with the time of `make bundle`: the one
+// createdAtAnnotation is the CSV annotation operator-sdk stamps with the time of `make bundle`: the one
 // field a regenerated bundle may change without changing what it installs.
 const createdAtAnnotation = "createdAt"
 
@@ -119,8 +119,8 @@ func LoadBundleObjects(dir string) ([]map[string]any, error) {
 	return objs, nil
 }
 
-// objectDiffs compares two sets of objects by kind and name (createdAt aside) and names each one
-// that is missing on either side or differs.
+// objectDiffs compares two sets of objects by kind and name (createdAt aside, both normalized by
+// withoutCreatedAt) and names each one that is missing on either side or differs.
 func objectDiffs(released, head []map[string]any) []string {
 	index := func(objs []map[string]any) map[string]map[string]any {
 		m := map[string]map[string]any{}
@@ -136,7 +136,7 @@ func objectDiffs(released, head []map[string]any) []string {
 		switch {
 		case !ok:
 			diffs = append(diffs, k+" is not in the head's bundle")
-		case !reflect.DeepEqual(normalize(ro), normalize(ho)):
+		case !reflect.DeepEqual(ro, ho):
 			diffs = append(diffs, k+" differs")
 		}
 	}
