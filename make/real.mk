@@ -87,6 +87,9 @@ olm-real-images: opm catalog-tool ## Push the operator and bundle images of ever
 	OPM="$(OPM)" OPM_VERSION=$(OPM_VERSION) hack/olm/olm-real-images.sh
 	OPM="$(OPM)" CATALOG_IMG=$(CATALOG_IMG) hack/olm/mirror-images.sh $(MIRROR_VERSION)
 
+# OLMREAL_RUN: a go test -run pattern for make test-olm-real (empty: every test).
+OLMREAL_RUN ?=
+
 .PHONY: test-olm-real
 test-olm-real: kubectl kustomize operator-sdk ## Prove OLM in the real-node cluster (test/olmreal): our catalog image in every install mode, a channel-bump upgrade, operator-sdk run bundle / bundle-upgrade / cleanup, scorecard as pods.
 	$(MAKE) --no-print-directory cluster-up NODE=real CLUSTER_DIR=$(REAL_CLUSTER_DIR)
@@ -112,7 +115,7 @@ test-olm-real: kubectl kustomize operator-sdk ## Prove OLM in the real-node clus
 	CATALOG_IMAGE_HEAD=$(OLM_REAL_CATALOG):olm-real CATALOG_IMAGE_PREVIOUS=$(OLM_REAL_CATALOG):olm-real-v$(OLM_REAL_PREVIOUS) \
 	CATALOG_IMAGE_POLLED=$(OLM_REAL_CATALOG):olmreal-test \
 	OLMREAL_ARTIFACTS="$(REAL_CLUSTER_DIR)/test-olm-real" \
-		go test -tags real ./test/olmreal/ -v -count=1 -timeout 30m
+		go test -tags real ./test/olmreal/ -v -count=1 -timeout 30m -run '$(OLMREAL_RUN)'
 
 .PHONY: demo-olm-real
 demo-olm-real: kubectl kustomize operator-sdk opm ## The OLM story on the real node, every step timed: run bundle / bundle-upgrade / cleanup, our catalog image, a channel-bump upgrade, scorecard.

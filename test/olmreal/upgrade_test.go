@@ -20,6 +20,7 @@ package olmreal
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -27,13 +28,14 @@ import (
 	. "github.com/onsi/gomega"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	operatorsv2 "github.com/operator-framework/api/pkg/operators/v2"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 	"github.com/example/memcached-operator/test/real/memcache"
 	"github.com/example/memcached-operator/test/utils"
 )
@@ -81,12 +83,14 @@ func TestUpgradeByChannelBump(t *testing.T) {
 	w := startWatch(t, ns, servers)
 	suite.phases.Record(t, "Memcached Available (3 pods), 100 keys set, client pod getting them every 200 ms", start)
 
-	// A rollout that cannot finish (no node matches its selector) makes the operator report
-	// Upgradeable=False; OLM reads it from the OperatorCondition's status.
+	// A rollout that waits without failing makes the operator report Upgradeable=False; OLM reads
+	// it from the OperatorCondition's status. The stuck instance's pod is held by a scheduling
+	// gate, as a batch queue (Kueue) holds pods: the rollout waits, and nothing fails. A failing
+	// rollout (a pod no node can take, a crash loop) would not do: it reports Degraded, which
+	// never holds an upgrade, since the next release may be what fixes it.
 	start = time.Now()
-	stuck := utils.NewMemcached(ns, "stuck", 1, func(mc *cachev1alpha1.Memcached) {
-		mc.Spec.NodeSelector = map[string]string{"example.com/no-such-node": "true"}
-	})
+	gateStuckPods(t, ns, "stuck")
+	stuck := utils.NewMemcached(ns, "stuck", 1)
 	g.Expect(suite.k8s.Create(ctx, stuck)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		oc := &operatorsv2.OperatorCondition{}
@@ -168,6 +172,68 @@ func TestUpgradeByChannelBump(t *testing.T) {
 	unsubscribe(t, ns)
 	removeClusterObjects(t)
 	suite.phases.Record(t, "uninstalled: Memcached, Subscription, CSV, ClusterRoles, CRD", start)
+}
+
+// schedulingGate is the gate gateStuckPods adds.
+const schedulingGate = "example.com/held-by-the-upgrade-test"
+
+// gateStuckPods makes the API server add a scheduling gate to every pod of the Memcached instance
+// created in ns from now on, until the test ends: such a pod stays Pending (PodScheduled=False,
+// SchedulingGated), which is waiting, not failing. A MutatingAdmissionPolicy does it, the way a
+// queueing controller's webhook would; it returns once a server-side dry run shows the gate added
+// (the API server loads a new policy asynchronously).
+func gateStuckPods(t *testing.T, ns, instance string) {
+	t.Helper()
+	g := NewWithT(t)
+	ctx := context.Background()
+	name := "gate-" + ns + ".memcached-operator.test"
+	policy := &admissionregistrationv1.MutatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: admissionregistrationv1.MutatingAdmissionPolicySpec{
+			FailurePolicy:      ptr.To(admissionregistrationv1.Fail),
+			ReinvocationPolicy: admissionregistrationv1.NeverReinvocationPolicy,
+			MatchConstraints: &admissionregistrationv1.MatchResources{
+				NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: ns}},
+				ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+					RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+						Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+						Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}},
+					},
+				}},
+			},
+			MatchConditions: []admissionregistrationv1.MatchCondition{{
+				Name:       "instance",
+				Expression: fmt.Sprintf(`has(object.metadata.labels) && object.metadata.labels[?'app.kubernetes.io/instance'].orValue('') == %q`, instance),
+			}},
+			Mutations: []admissionregistrationv1.Mutation{{
+				PatchType: admissionregistrationv1.PatchTypeApplyConfiguration,
+				ApplyConfiguration: &admissionregistrationv1.ApplyConfiguration{
+					Expression: fmt.Sprintf(`Object{spec: Object.spec{schedulingGates: [Object.spec.schedulingGates{name: %q}]}}`, schedulingGate),
+				},
+			}},
+		},
+	}
+	binding := &admissionregistrationv1.MutatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec:       admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{PolicyName: name},
+	}
+	g.Expect(suite.k8s.Create(ctx, policy)).To(Succeed())
+	g.Expect(suite.k8s.Create(ctx, binding)).To(Succeed())
+	t.Cleanup(func() {
+		for _, o := range []client.Object{binding, policy} {
+			if err := suite.k8s.Delete(context.Background(), o); err != nil && !apierrors.IsNotFound(err) {
+				t.Errorf("failed to delete %T %s: %v", o, o.GetName(), err)
+			}
+		}
+	})
+	g.Eventually(func(g Gomega) {
+		probe := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "gate-probe-", Labels: map[string]string{"app.kubernetes.io/instance": instance}},
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "probe", Image: "example.invalid/probe"}}},
+		}
+		g.Expect(suite.k8s.Create(ctx, probe, client.DryRunAll)).To(Succeed())
+		g.Expect(probe.Spec.SchedulingGates).To(ContainElement(corev1.PodSchedulingGate{Name: schedulingGate}))
+	}, 30*time.Second, poll).Should(Succeed(), "the scheduling gate policy never took effect")
 }
 
 // operatorImages returns the images of the operator pods in ns.
