@@ -229,7 +229,13 @@ func gateStuckPods(t *testing.T, ns, instance string) {
 	g.Eventually(func(g Gomega) {
 		probe := &corev1.Pod{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "gate-probe-", Labels: map[string]string{"app.kubernetes.io/instance": instance}},
-			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "probe", Image: "example.invalid/probe"}}},
+			// Restricted, as the namespace enforces (a dry run is admitted like a create).
+			Spec: corev1.PodSpec{
+				SecurityContext: &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true), SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
+				Containers: []corev1.Container{{Name: "probe", Image: "example.invalid/probe", SecurityContext: &corev1.SecurityContext{
+					AllowPrivilegeEscalation: ptr.To(false), Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+				}}},
+			},
 		}
 		g.Expect(suite.k8s.Create(ctx, probe, client.DryRunAll)).To(Succeed())
 		g.Expect(probe.Spec.SchedulingGates).To(ContainElement(corev1.PodSchedulingGate{Name: schedulingGate}))
