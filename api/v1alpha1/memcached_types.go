@@ -33,6 +33,19 @@ const (
 	ConditionProgressing = "Progressing"
 	// ConditionDegraded is True when the operator cannot converge the instance (reason says why).
 	ConditionDegraded = "Degraded"
+	// ConditionReady summarizes the three above for tools that read one condition (Argo CD's health
+	// checks, an operator that composes a Memcached, kubectl wait --for=condition=Ready): True when
+	// the instance has converged (Available, not Progressing, not Degraded); else False with the
+	// reason and message of the first of Degraded, Available and Progressing that stands in the way.
+	ConditionReady = "Ready"
+	// ConditionReconciling is kstatus' "abnormal-true" condition (sigs.k8s.io/cli-utils/pkg/kstatus,
+	// read by Flux and kpt): True while the operator is still converging the instance (a rollout,
+	// a scale, the first creation, an API error it retries), False otherwise.
+	ConditionReconciling = "Reconciling"
+	// ConditionStalled is kstatus' other "abnormal-true" condition: True when the operator cannot
+	// converge the instance without a change by someone (Degraded for any reason but
+	// ReconcileError), False otherwise. kstatus then reports the Memcached Failed.
+	ConditionStalled = "Stalled"
 )
 
 // Condition reasons (CamelCase, Kubernetes API conventions), the Reason of the conditions above.
@@ -76,7 +89,10 @@ const (
 	// its grace period ended (its node is unreachable, or a finalizer holds it); a StatefulSet
 	// cannot replace it until it is gone.
 	ReasonPodStuckTerminating = "PodStuckTerminating"
-	// ReasonAsExpected (Degraded=False): nothing is wrong.
+	// ReasonReady (Ready=True): spec.size pods of the current template are ready, nothing is rolling
+	// out and nothing is wrong.
+	ReasonReady = "Ready"
+	// ReasonAsExpected (Degraded=False, Reconciling=False, Stalled=False): nothing is wrong.
 	ReasonAsExpected = "AsExpected"
 	// ReasonDeploymentNotFound (Available=False, Progressing=True): the Deployment does not exist yet.
 	ReasonDeploymentNotFound = "DeploymentNotFound"

@@ -78,7 +78,8 @@ type Observed struct {
 // ComputeStatus returns mc's status for what obs saw. It is pure: the pod counts, the nodes and
 // the server list come from obs.pods; each condition is computed by its own function
 // (availableCondition, progressingCondition, degradedCondition, one file each, its reasons
-// beside it) and set once, so a condition keeps its lastTransitionTime unless its status
+// beside it; readyCondition, reconcilingCondition and stalledCondition summarize those three for
+// tools that read one condition, in ready.go) and set once, so a condition keeps its lastTransitionTime unless its status
 // changes, in which case it becomes now. The caller writes the result in one status patch.
 func ComputeStatus(mc *cachev1alpha1.Memcached, obs Observed, now metav1.Time) cachev1alpha1.MemcachedStatus {
 	st := cachev1alpha1.MemcachedStatus{
@@ -104,13 +105,17 @@ func ComputeStatus(mc *cachev1alpha1.Memcached, obs Observed, now metav1.Time) c
 	st.ServerList = serverList(mc, readyPods, obs.ServiceOwned)
 
 	ro := rolloutOf(mc, obs, st.Replicas, st.ReadyReplicas)
+	available, progressing, degraded := availableCondition(obs, ro), progressingCondition(obs, ro), degradedCondition(mc, obs, now.Time)
 	for _, c := range []struct {
 		condType string
 		state    conditionState
 	}{
-		{cachev1alpha1.ConditionAvailable, availableCondition(obs, ro)},
-		{cachev1alpha1.ConditionProgressing, progressingCondition(obs, ro)},
-		{cachev1alpha1.ConditionDegraded, degradedCondition(mc, obs, now.Time)},
+		{cachev1alpha1.ConditionAvailable, available},
+		{cachev1alpha1.ConditionProgressing, progressing},
+		{cachev1alpha1.ConditionDegraded, degraded},
+		{cachev1alpha1.ConditionReady, readyCondition(available, progressing, degraded)},
+		{cachev1alpha1.ConditionReconciling, reconcilingCondition(progressing, degraded)},
+		{cachev1alpha1.ConditionStalled, stalledCondition(degraded)},
 	} {
 		// SetStatusCondition keeps the old lastTransitionTime unless the status changes.
 		meta.SetStatusCondition(&st.Conditions, metav1.Condition{
