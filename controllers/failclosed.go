@@ -22,65 +22,49 @@ import (
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
-	networkingv1 "k8s.io/api/networking/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
-	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
-	"github.com/example/memcached-operator/controllers/cache"
 	"github.com/example/memcached-operator/controllers/resources"
-	"github.com/example/memcached-operator/controllers/status"
 )
 
-// failClosed handles a refused spec (obs.Invalid: a rule only the operator checks, or a Secret
-// that is missing or unusable). A refused spec leaves every owned object as it is, so that bad
-// input loses nothing, except where that would leave the servers less protected than the spec
+// failClosedPhase handles a refused spec (s.obs.Invalid: a rule only the operator checks, or a
+// Secret that is missing or unusable). A refused spec leaves every owned object as it is, so that
+// bad input loses nothing, except where that would leave the servers less protected than the spec
 // asks: when the running pod template lacks authentication, TLS or client-certificate
 // verification the spec asks for, or the spec asks for a NetworkPolicy that does not exist
-// (resources.Protection), the servers are stopped (their workload scaled to zero) and obs.Stopped
-// says what they lacked. Adding spec.auth together with a mistake would otherwise leave them
-// serving without authentication for as long as the mistake stays. They start again, with the
-// protection, in the first reconcile of an accepted spec (the apply restores spec.size).
+// (resources.Protection), the servers are stopped (their workload scaled to zero) and
+// s.obs.Stopped says what they lacked. Adding spec.auth together with a mistake would otherwise
+// leave them serving without authentication for as long as the mistake stays. They start again,
+// with the protection, in the first reconcile of an accepted spec (the apply restores spec.size).
 //
 // Rules that cannot be CEL rules (cross-field rules, and new rules on properties that released
 // CRDs already had: OLM v1's CRD upgrade-safety preflight refuses a changed
 // x-kubernetes-validations as an unhandled change) are the operator's, so this is where they
 // fail closed. A stop is one write per workload, made once: a stopped workload has replicas 0.
-func (r *MemcachedReconciler) failClosed(ctx context.Context, mc *cachev1alpha1.Memcached, obs *status.Observed) {
-	dep, sts, err := r.workloads(ctx, mc)
-	if err == nil && dep != nil {
-		err = cache.RestoreDeployment(dep)
+// It runs only when the read phase read the workloads and the NetworkPolicy (s.failClosed); the
+// workloads in s.obs are then the stopped ones as the API server returned them.
+func (r *MemcachedReconciler) failClosedPhase(ctx context.Context, s *scope) error {
+	if !s.failClosed {
+		return nil
 	}
-	if err != nil {
-		obs.Err = errors.Join(obs.Err, err)
-		return
-	}
-	np := &networkingv1.NetworkPolicy{}
-	npKey := client.ObjectKey{Namespace: mc.Namespace, Name: resources.DeploymentName(mc)}
-	hasNP := false
-	if err := r.Get(ctx, npKey, np); err == nil {
-		hasNP = metav1.IsControlledBy(np, mc)
-	} else if !apierrors.IsNotFound(err) {
-		obs.Err = errors.Join(obs.Err, fmt.Errorf("failed to get NetworkPolicy %s: %w", npKey, err))
-		return
-	}
-	want := resources.WantedProtection(mc)
-	if dep != nil {
-		if missing := want.Missing(resources.LiveProtection(&dep.Spec.Template, hasNP)); len(missing) > 0 {
+	obs := &s.obs
+	want := resources.WantedProtection(s.mc)
+	if dep := obs.Deployment; dep != nil {
+		if missing := want.Missing(resources.LiveProtection(&dep.Spec.Template, s.hasNetworkPolicy)); len(missing) > 0 {
 			obs.Stopped = missing
 			obs.Err = errors.Join(obs.Err, r.stop(ctx, dep, &dep.Spec.Replicas, missing))
 		}
 	}
-	if sts != nil {
-		if missing := want.Missing(resources.LiveProtection(&sts.Spec.Template, hasNP)); len(missing) > 0 {
+	if sts := obs.StatefulSet; sts != nil {
+		if missing := want.Missing(resources.LiveProtection(&sts.Spec.Template, s.hasNetworkPolicy)); len(missing) > 0 {
 			obs.Stopped = missing
 			obs.Err = errors.Join(obs.Err, r.stop(ctx, sts, &sts.Spec.Replicas, missing))
 		}
 	}
+	return nil
 }
 
 // stop scales a workload (replicas is its spec.replicas) to zero, unless it is there already.

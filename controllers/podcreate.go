@@ -17,24 +17,19 @@ limitations under the License.
 package controllers
 
 import (
-	"context"
-	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example/memcached-operator/controllers/status"
 	"github.com/example/memcached-operator/internal/podview"
 )
-
-// +kubebuilder:rbac:groups=core,resources=events,verbs=list
 
 // missingPodRetry is how often an instance whose StatefulSet misses a pod is looked at again while
 // it does: the StatefulSet controller's failed creates are retried and reported as events, which
@@ -73,7 +68,11 @@ func lowestMissingPod(sts *appsv1.StatefulSet, pods []podview.Pod) string {
 // operator's node) may differ by a few seconds.
 const podEventSlack = 30 * time.Second
 
-// missingPod is when the reconciler first saw a StatefulSet's pod missing (missingSince).
+// missingPods remembers, by instance (types.NamespacedName), the pod its StatefulSet misses and
+// when the reconciler first saw it missing (a missingPod). The zero value is ready to use.
+type missingPods struct{ m sync.Map }
+
+// missingPod is when the reconciler first saw a StatefulSet's pod missing (missingPods.since).
 type missingPod struct {
 	// sts is the StatefulSet's UID; pod the missing pod's name.
 	sts types.UID
@@ -82,36 +81,33 @@ type missingPod struct {
 	since time.Time
 }
 
-// missingSince returns when the reconciler first saw pod of sts missing, for the instance key:
-// now, when it was not missing (or another pod was) at the instance's previous reconcile. The
-// time is this process's: after a restart a pod missing for long counts as missing from then on,
-// and a failure already reported is kept through its message (currentPodCreateFailure).
-func (r *MemcachedReconciler) missingSince(key types.NamespacedName, sts *appsv1.StatefulSet, pod string, now time.Time) time.Time {
-	if v, ok := r.missing.Load(key); ok {
+// since returns when the reconciler first saw pod of sts missing, for the instance key: now,
+// when it was not missing (or another pod was) at the instance's previous reconcile. The time is
+// this process's: after a restart a pod missing for long counts as missing from then on, and a
+// failure already reported is kept through its message (currentPodCreateFailure).
+func (p *missingPods) since(key types.NamespacedName, sts *appsv1.StatefulSet, pod string, now time.Time) time.Time {
+	if v, ok := p.m.Load(key); ok {
 		if m := v.(missingPod); m.sts == sts.UID && m.pod == pod {
 			return m.since
 		}
 	}
-	r.missing.Store(key, missingPod{sts: sts.UID, pod: pod, since: now})
+	p.m.Store(key, missingPod{sts: sts.UID, pod: pod, since: now})
 	return now
 }
 
-// podCreateFailure returns why sts cannot create pod, missing since since: the message of the
-// newest FailedCreate event the StatefulSet controller recorded for that pod ("Create Pod <pod>
-// in StatefulSet <sts> failed error: ...") that is current (currentPodCreateFailure), cut to
-// podCreateFailureMax bytes, or "" when there is none. reported is the message of the instance's
-// stored Degraded condition. It reads the API server directly (r.APIReader), listing only the
-// FailedCreate events of sts (field selector on involvedObject.uid and reason): the manager
-// caches no events, and this runs only while a pod is missing.
-// Why the lowest missing ordinal: the controller retries every missing pod, in parallel, and the
-// message of one fixed pod stays the same from retry to retry, so the condition is written once.
-func (r *MemcachedReconciler) podCreateFailure(ctx context.Context, sts *appsv1.StatefulSet, pod string, since time.Time, reported string) (string, error) {
-	events := &corev1.EventList{}
-	sel := fields.SelectorFromSet(fields.Set{"involvedObject.uid": string(sts.UID), "reason": "FailedCreate"})
-	if err := r.APIReader.List(ctx, events, client.InNamespace(sts.Namespace), client.MatchingFieldsSelector{Selector: sel}); err != nil {
-		return "", fmt.Errorf("failed to list the events of StatefulSet %s/%s: %w", sts.Namespace, sts.Name, err)
+// forget drops what is remembered of the instance key: no pod of it is missing, or it is gone.
+func (p *missingPods) forget(key types.NamespacedName) { p.m.Delete(key) }
+
+// settleMissingPod drops from obs the missing pod (and the failure read for it) that the
+// StatefulSet written by this reconcile no longer misses, as lowestMissingPod tells from what is
+// in obs: a StatefulSet whose spec the write changed has not been acted on by its controller yet,
+// and one that is gone misses nothing. It reports whether it dropped one.
+func settleMissingPod(obs *status.Observed) bool {
+	if obs.MissingPod == "" || (obs.StatefulSet != nil && lowestMissingPod(obs.StatefulSet, obs.Pods) == obs.MissingPod) {
+		return false
 	}
-	return currentPodCreateFailure(events.Items, sts.Name, pod, since, reported), nil
+	obs.MissingPod, obs.PodCreateFailure = "", ""
+	return true
 }
 
 // currentPodCreateFailure returns the message, cut to podCreateFailureMax bytes, of the newest of

@@ -74,22 +74,22 @@ const (
 
 // Owned describes how to reconcile one kind the operator owns: Desired is built by a pure builder,
 // NeedsUpdate compares only the fields the operator owns (never server defaults), and Update copies
-// those fields from Desired into the live object. FromCache, when set, completes an object read
-// from the cache before it is compared (the Deployment's cache.RestoreDeployment: the cache holds its
-// labels and spec encoded).
+// those fields from Desired into the live object.
 type Owned[T client.Object] struct {
 	// Kind names the kind in errors ("Deployment").
 	Kind string
 	// Desired is the object as the operator wants it, without owner reference.
 	Desired T
-	// Live is an empty object of the kind, filled by Object.
+	// Live is an empty object of the kind, filled by Object; or, with LiveRead, the object as the
+	// caller read it (complete: the Deployment decoded from the cache's form), which Object then
+	// compares with instead of reading it again, and may change.
 	Live T
+	// LiveRead: Live holds the object as read (see Live).
+	LiveRead bool
 	// NeedsUpdate reports whether live differs from desired in a field the operator owns.
 	NeedsUpdate func(live, desired T) bool
 	// Update copies the fields the operator owns from desired into live.
 	Update func(live, desired T)
-	// FromCache, when set, completes an object read from the cache before it is compared.
-	FromCache func(live T) error
 }
 
 // Object makes the object named like o.Desired match it and returns the live object. It creates the
@@ -98,7 +98,8 @@ type Owned[T client.Object] struct {
 // name exists that mc does not control (the object is left untouched), or an error wrapping the
 // API failure.
 //
-// Reads come from c (the manager's cache, which sees only objects labelled as managed); reader is an
+// Reads come from c (the manager's cache, which sees only objects labelled as managed), unless
+// o.LiveRead says the caller read the object already; reader is an
 // uncached client used when a create reports AlreadyExists: the object exists but the cache does
 // not hold it. Either the cache has not caught up with an earlier create of ours (the object is
 // as desired: nothing is written), or someone removed labels the cache selects by (kubectl label
@@ -110,7 +111,10 @@ type Owned[T client.Object] struct {
 func Object[T client.Object](ctx context.Context, c client.Client, reader client.Reader, scheme *runtime.Scheme,
 	mc *cachev1alpha1.Memcached, o Owned[T]) (T, Result, error) {
 	key := client.ObjectKeyFromObject(o.Desired)
-	err := c.Get(ctx, key, o.Live)
+	var err error
+	if !o.LiveRead {
+		err = c.Get(ctx, key, o.Live)
+	}
 	uncached := false
 	switch {
 	case apierrors.IsNotFound(err):
@@ -134,13 +138,6 @@ func Object[T client.Object](ctx context.Context, c client.Client, reader client
 	case err != nil:
 		return o.Live, Unchanged, fmt.Errorf("failed to get %s %s: %w", o.Kind, key, err)
 	}
-	if o.FromCache != nil {
-		// A no-op on an object read from the API server (reader).
-		if err := o.FromCache(o.Live); err != nil {
-			return o.Live, Unchanged, err
-		}
-	}
-
 	if err := NotControlled(o.Live, mc, o.Kind); err != nil {
 		return o.Live, Unchanged, err
 	}

@@ -103,7 +103,7 @@ func TestObjectFieldDroppedByServer(t *testing.T) {
 			})
 			reconcile := func() (*appsv1.Deployment, apply.Result) {
 				t.Helper()
-				d := resources.DesiredState(mc, resources.Options{DefaultImage: "memcached:1"}, resources.SecretHashes{}, nil, resources.Handover{})[0]
+				d := resources.DesiredState(mc, resources.Options{DefaultImage: "memcached:1"}, resources.Read{})[0]
 				obj, res, err := d.Apply(ctx, c, c, scheme, mc)
 				if err != nil {
 					t.Fatal(err)
@@ -192,7 +192,7 @@ func TestObjectLostLabels(t *testing.T) {
 	mc := fixture.Defaulted("lost", func(mc *cachev1alpha1.Memcached) { mc.UID = "uid-lost" })
 	apply1 := func() (*appsv1.Deployment, apply.Result, error) {
 		t.Helper()
-		d := resources.DesiredState(mc, resources.Options{DefaultImage: "memcached:1"}, resources.SecretHashes{}, nil, resources.Handover{})[0]
+		d := resources.DesiredState(mc, resources.Options{DefaultImage: "memcached:1"}, resources.Read{})[0]
 		obj, res, err := d.Apply(ctx, cached, server, scheme, mc)
 		return obj.(*appsv1.Deployment), res, err
 	}

@@ -103,7 +103,7 @@ func TestCertReloaderUpgrade(t *testing.T) {
 		return fixture.Defaulted("c", append([]func(*cachev1alpha1.Memcached){fixture.WithTLS("t"), fixture.WithAuth("u", "")}, mutate...)...)
 	}
 	deployment := func(mc *cachev1alpha1.Memcached, opts Options, hashes SecretHashes) *appsv1.Deployment {
-		return DesiredState(mc, opts, hashes, nil, Handover{})[0].Object.(*appsv1.Deployment)
+		return DesiredState(mc, opts, Read{Secrets: hashes})[0].Object.(*appsv1.Deployment)
 	}
 	hasReloader := func(d *appsv1.Deployment) bool {
 		return slices.ContainsFunc(d.Spec.Template.Spec.Containers, func(c corev1.Container) bool { return c.Name == CertReloaderContainerName })
@@ -141,8 +141,8 @@ func TestCertReloaderUpgrade(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			live := tc.live.DeepCopy()
-			for _, d := range DesiredState(tc.mc, opts, tc.hashes, nil, Handover{})[:1] {
-				needsUpdate, update := deploymentUpdate(tc.mc, opts, tc.hashes)
+			for _, d := range DesiredState(tc.mc, opts, Read{Secrets: tc.hashes})[:1] {
+				needsUpdate, update := deploymentUpdate(templateTarget(tc.mc, opts, tc.hashes))
 				desired := d.Object.(*appsv1.Deployment)
 				if got := needsUpdate(live, desired); got != tc.wantUpdate {
 					t.Fatalf("needs update = %v, want %v", got, tc.wantUpdate)

@@ -90,7 +90,7 @@ func TestStatsRelayUpgrade(t *testing.T) {
 	older := Options{DefaultImage: testImage, CertReloaderImage: "registry.example.com/memcached-operator:v0.2.2"}
 	hashes := SecretHashes{All: "auth", NotTLS: "auth"}
 	deployment := func(mc *cachev1alpha1.Memcached, opts Options) *appsv1.Deployment {
-		return DesiredState(mc, opts, hashes, nil, Handover{})[0].Object.(*appsv1.Deployment)
+		return DesiredState(mc, opts, Read{Secrets: hashes})[0].Object.(*appsv1.Deployment)
 	}
 	mc := func(mutate ...func(*cachev1alpha1.Memcached)) *cachev1alpha1.Memcached {
 		return fixture.Defaulted("c", append([]func(*cachev1alpha1.Memcached){withMonitoring, fixture.WithAuth("u", "")}, mutate...)...)
@@ -108,7 +108,7 @@ func TestStatsRelayUpgrade(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			live := deployment(mc(), older)
 			desired := deployment(tc.mc, opts)
-			needsUpdate, update := deploymentUpdate(tc.mc, opts, hashes)
+			needsUpdate, update := deploymentUpdate(templateTarget(tc.mc, opts, hashes))
 			if got := needsUpdate(live, desired); got != tc.wantUpdate {
 				t.Fatalf("needs update = %v, want %v", got, tc.wantUpdate)
 			}

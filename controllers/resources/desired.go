@@ -75,40 +75,55 @@ func optionalAPI(d DesiredObject) DesiredObject {
 	return d
 }
 
+// Read is what the reconciler read of the cluster that the desired state depends on, as plain
+// values. The zero value: no workload exists and the pods use no Secret.
+type Read struct {
+	// Secrets are the hashes of the Secret data the pods use (SecretDataHash).
+	Secrets SecretHashes
+	// Handover is what exists of the two workloads (NewHandover).
+	Handover Handover
+	// Deployment and StatefulSet are the instance's workloads as read (nil: not found), whoever
+	// controls them, the Deployment decoded from the cache's form: apply compares with them and
+	// does not read them again (apply.Owned.LiveRead), and reports one it does not control.
+	Deployment  *appsv1.Deployment
+	StatefulSet *appsv1.StatefulSet
+}
+
 // DesiredState returns every object mc should own with opts, or the absence of each optional one
 // the spec turns off, in the order they are applied: the workload (the Deployment, or with
 // spec.serverIdentity Stable the StatefulSet; its pod template carrying the hash of the Secret data
 // whose change must roll the pods, SecretHashes.rollout), during a change of spec.serverIdentity
 // the other workload with the replicas HandoverReplicas leaves it (or its absence once the move is
 // done), the headless Service, the PodDisruptionBudget, the NetworkPolicy, the ServiceMonitor and
-// the PrometheusRule. It is pure; adding a kind the operator owns is adding its entry here (and its
-// watch in SetupWithManager). The objects carry no owner reference; apply sets it when it creates
-// them. cache.RestoreDeployment completes a Deployment read from the manager's cache before it is
-// compared (the cache's RestoreDeployment: the cache holds its labels and spec encoded); nil when
-// the entries are not applied. handover is what exists of the two workloads (NewHandover).
-func DesiredState(mc *cachev1alpha1.Memcached, opts Options, secretHash SecretHashes, restoreDeployment func(*appsv1.Deployment) error, handover Handover) []DesiredObject {
-	newer, older, deleteOld := HandoverReplicas(mc.Spec.Size, handover)
+// the PrometheusRule. It is pure: read is all it knows of the cluster, and it builds the pod
+// template once for both workloads. Adding a kind the operator owns is adding its entry here (and
+// its watch in SetupWithManager). The objects carry no owner reference; apply sets it when it
+// creates them.
+func DesiredState(mc *cachev1alpha1.Memcached, opts Options, read Read) []DesiredObject {
+	newer, older, deleteOld := HandoverReplicas(mc.Spec.Size, read.Handover)
 	dep := DesiredDeployment(mc, opts)
-	SetSecretHash(&dep.Spec.Template, secretHash.rollout(mc, opts))
-	needsUpdate, update := deploymentUpdate(mc, opts, secretHash)
-	deployment := apply.Owned[*appsv1.Deployment]{
+	SetSecretHash(&dep.Spec.Template, read.Secrets.rollout(mc, opts))
+	// One target for both workloads: it builds the template of an operator without the reloader
+	// at most once.
+	target := templateTarget(mc, opts, read.Secrets)
+	needsUpdate, update := deploymentUpdate(target)
+	deployment := live(apply.Owned[*appsv1.Deployment]{
 		Kind: "Deployment", Desired: dep, Live: &appsv1.Deployment{},
-		NeedsUpdate: needsUpdate, Update: update, FromCache: restoreDeployment,
-	}
-	sts := DesiredStatefulSet(mc, opts)
-	sts.Spec.Template = *dep.Spec.Template.DeepCopy()
-	stsNeedsUpdate, stsUpdate := statefulSetUpdate(mc, opts, secretHash)
-	statefulSet := apply.Owned[*appsv1.StatefulSet]{
+		NeedsUpdate: needsUpdate, Update: update,
+	}, read.Deployment)
+	sts := statefulSetWith(mc, *dep.Spec.Template.DeepCopy())
+	stsNeedsUpdate, stsUpdate := statefulSetUpdate(target)
+	statefulSet := live(apply.Owned[*appsv1.StatefulSet]{
 		Kind: "StatefulSet", Desired: sts, Live: &appsv1.StatefulSet{},
 		NeedsUpdate: stsNeedsUpdate, Update: stsUpdate,
-	}
+	}, read.StatefulSet)
 	// The workload asked for first, then the other one: during a move it is scaled down as the
 	// new one's servers become available, then deleted; otherwise it does not exist (a delete of a
 	// missing object reads the cache only).
-	workloads := []DesiredObject{want(true, deployment), handedOver(handover.OldExists && !deleteOld, statefulSet)}
+	workloads := []DesiredObject{want(true, deployment), handedOver(read.Handover.OldExists && !deleteOld, statefulSet)}
 	dep.Spec.Replicas, sts.Spec.Replicas = ptr.To(newer), ptr.To(older)
 	if mc.StableIdentity() {
-		workloads = []DesiredObject{want(true, statefulSet), handedOver(handover.OldExists && !deleteOld, deployment)}
+		workloads = []DesiredObject{want(true, statefulSet), handedOver(read.Handover.OldExists && !deleteOld, deployment)}
 		dep.Spec.Replicas, sts.Spec.Replicas = ptr.To(older), ptr.To(newer)
 	}
 	return append(workloads,
@@ -137,6 +152,18 @@ func DesiredState(mc *cachev1alpha1.Memcached, opts Options, secretHash SecretHa
 	)
 }
 
+// live returns o with read, when it was read (not nil), as its live object (apply.Owned.LiveRead).
+func live[T interface {
+	client.Object
+	comparable
+}](o apply.Owned[T], read T) apply.Owned[T] {
+	var none T
+	if read != none {
+		o.Live, o.LiveRead = read, true
+	}
+	return o
+}
+
 // handedOver is want for the workload spec.serverIdentity does not ask for: applied while a move
 // still needs it (enabled), absent otherwise, with the reason its deletion's event gives.
 func handedOver[T client.Object](enabled bool, o apply.Owned[T]) DesiredObject {
@@ -154,7 +181,7 @@ func handedOver[T client.Object](enabled bool, o apply.Owned[T]) DesiredObject {
 // same work the operator must do.
 func DesiredObjects(mc *cachev1alpha1.Memcached, opts Options) []client.Object {
 	var objs []client.Object
-	for _, d := range DesiredState(mc, opts, SecretHashes{}, nil, Handover{}) {
+	for _, d := range DesiredState(mc, opts, Read{}) {
 		if !d.Absent && !d.OptionalAPI {
 			objs = append(objs, d.Object)
 		}

@@ -64,7 +64,7 @@ func TestDesiredState(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			mc := fixture.Defaulted("c", tc.mutate)
 			var got []string
-			for _, d := range DesiredState(mc, Options{DefaultImage: testImage}, SecretHashes{All: "h"}, nil, tc.handover) {
+			for _, d := range DesiredState(mc, Options{DefaultImage: testImage}, Read{Secrets: SecretHashes{All: "h"}, Handover: tc.handover}) {
 				s := d.Kind
 				switch o := d.Object.(type) {
 				case *appsv1.Deployment:
@@ -120,7 +120,7 @@ func TestDesiredStateSecretHash(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			dep := DesiredState(tc.mc, tc.opts, tc.hashes, nil, Handover{})[0].Object.(*appsv1.Deployment)
+			dep := DesiredState(tc.mc, tc.opts, Read{Secrets: tc.hashes})[0].Object.(*appsv1.Deployment)
 			fixture.Expect(t, "pod template annotations", dep.Spec.Template.Annotations, tc.want)
 		})
 	}

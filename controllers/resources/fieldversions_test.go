@@ -150,7 +150,7 @@ func writtenPaths(t *testing.T) (paths, goNames map[string]bool) {
 		if errs := s.mc.Validate(); len(errs) > 0 {
 			t.Fatalf("spec %q is invalid: %v", name, errs.ToAggregate())
 		}
-		for _, d := range DesiredState(s.mc, s.opts, SecretHashes{All: "0123abcd", NotTLS: "4567"}, nil, Handover{}) {
+		for _, d := range DesiredState(s.mc, s.opts, Read{Secrets: SecretHashes{All: "0123abcd", NotTLS: "4567"}}) {
 			if !d.Absent {
 				setPaths(d.Kind, reflect.ValueOf(d.Object), paths, goNames)
 			}

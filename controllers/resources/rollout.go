@@ -100,10 +100,10 @@ func HandoverReplicas(size int32, h Handover) (newer, older int32, deleteOld boo
 	return newer, older, false
 }
 
-// deploymentUpdate returns DeploymentNeedsUpdate and UpdateDeployment for mc, comparing the live
-// Deployment with the desired one whose template is templateTarget's choice.
-func deploymentUpdate(mc *cachev1alpha1.Memcached, opts Options, hashes SecretHashes) (func(live, desired *appsv1.Deployment) bool, func(live, desired *appsv1.Deployment)) {
-	return withTargetTemplate(templateTarget(mc, opts, hashes), DeploymentNeedsUpdate, UpdateDeployment,
+// deploymentUpdate returns DeploymentNeedsUpdate and UpdateDeployment comparing the live
+// Deployment with the desired one whose template is target's choice (templateTarget).
+func deploymentUpdate(target func(live, desired *corev1.PodTemplateSpec) *corev1.PodTemplateSpec) (func(live, desired *appsv1.Deployment) bool, func(live, desired *appsv1.Deployment)) {
+	return withTargetTemplate(target, DeploymentNeedsUpdate, UpdateDeployment,
 		func(d *appsv1.Deployment) *corev1.PodTemplateSpec { return &d.Spec.Template },
 		func(d *appsv1.Deployment, t *corev1.PodTemplateSpec) *appsv1.Deployment {
 			c := *d
@@ -113,8 +113,8 @@ func deploymentUpdate(mc *cachev1alpha1.Memcached, opts Options, hashes SecretHa
 }
 
 // statefulSetUpdate is deploymentUpdate for the StatefulSet of spec.serverIdentity Stable.
-func statefulSetUpdate(mc *cachev1alpha1.Memcached, opts Options, hashes SecretHashes) (func(live, desired *appsv1.StatefulSet) bool, func(live, desired *appsv1.StatefulSet)) {
-	return withTargetTemplate(templateTarget(mc, opts, hashes), StatefulSetNeedsUpdate, UpdateStatefulSet,
+func statefulSetUpdate(target func(live, desired *corev1.PodTemplateSpec) *corev1.PodTemplateSpec) (func(live, desired *appsv1.StatefulSet) bool, func(live, desired *appsv1.StatefulSet)) {
+	return withTargetTemplate(target, StatefulSetNeedsUpdate, UpdateStatefulSet,
 		func(s *appsv1.StatefulSet) *corev1.PodTemplateSpec { return &s.Spec.Template },
 		func(s *appsv1.StatefulSet, t *corev1.PodTemplateSpec) *appsv1.StatefulSet {
 			c := *s

@@ -18,6 +18,7 @@ package resources
 
 import (
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -44,6 +45,12 @@ func StatefulSetName(mc *cachev1alpha1.Memcached) string { return DeploymentName
 // takes the other's pods: each adopts only pods without a controller, and a ReplicaSet's selector
 // also requires its pod-template-hash label.
 func DesiredStatefulSet(mc *cachev1alpha1.Memcached, opts Options) *appsv1.StatefulSet {
+	return statefulSetWith(mc, podTemplate(mc, opts))
+}
+
+// statefulSetWith is DesiredStatefulSet with the pod template built already (DesiredState builds
+// it once for both workloads).
+func statefulSetWith(mc *cachev1alpha1.Memcached, template corev1.PodTemplateSpec) *appsv1.StatefulSet {
 	return &appsv1.StatefulSet{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      StatefulSetName(mc),
@@ -57,7 +64,7 @@ func DesiredStatefulSet(mc *cachev1alpha1.Memcached, opts Options) *appsv1.State
 			ServiceName:         ServiceName(mc),
 			PodManagementPolicy: appsv1.ParallelPodManagement,
 			UpdateStrategy:      appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType},
-			Template:            podTemplate(mc, opts),
+			Template:            template,
 		},
 	}
 }

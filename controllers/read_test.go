@@ -25,10 +25,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
-	"github.com/example/memcached-operator/controllers/status"
 )
 
 // A spec that turns invalid leaves the running objects alone, and the status keeps describing
@@ -66,12 +69,18 @@ func TestInvalidSpecKeepsServerList(t *testing.T) {
 }
 
 // A reconciler whose pod cache was never set up (SetupWithManager not called) reports that as the
-// observation's error, with no pods, instead of panicking on the nil reader.
-func TestObserveWithoutPodCache(t *testing.T) {
+// read phase's error, with no pods, instead of panicking on the nil reader.
+func TestReadWithoutPodCache(t *testing.T) {
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(cachev1alpha1.AddToScheme(scheme))
+	c := fake.NewClientBuilder().WithScheme(scheme).Build()
 	mc := &cachev1alpha1.Memcached{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "ns"}}
-	obs := status.Observed{Applied: true}
-	(&MemcachedReconciler{}).observe(t.Context(), mc, &obs)
-	if obs.Err == nil || !strings.Contains(obs.Err.Error(), "the pod cache is not set up") || obs.Pods != nil {
-		t.Errorf("observe without a pod cache: err %v, pods %v; want the pod cache named and no pods", obs.Err, obs.Pods)
+	s := &scope{mc: mc, key: client.ObjectKeyFromObject(mc)}
+	if err := (&MemcachedReconciler{Client: c, APIReader: c, Scheme: scheme}).readPhase(t.Context(), s); err != nil {
+		t.Fatalf("readPhase: %v", err)
+	}
+	if s.obs.Err == nil || !strings.Contains(s.obs.Err.Error(), "the pod cache is not set up") || s.obs.Pods != nil {
+		t.Errorf("read without a pod cache: err %v, pods %v; want the pod cache named and no pods", s.obs.Err, s.obs.Pods)
 	}
 }
