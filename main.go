@@ -57,25 +57,10 @@ import (
 	"github.com/example/memcached-operator/internal/logging"
 	"github.com/example/memcached-operator/internal/metricsauth"
 	"github.com/example/memcached-operator/internal/metricscert"
+	"github.com/example/memcached-operator/internal/platform"
 )
 
 const (
-	// relatedImageEnv holds the default memcached image; OLM lists RELATED_IMAGE_* values of the
-	// CSV's Deployment in spec.relatedImages, so disconnected mirrors know about it.
-	relatedImageEnv = "RELATED_IMAGE_MEMCACHED"
-	// relatedImageExporterEnv holds the default memcached_exporter image (spec.monitoring), listed
-	// in spec.relatedImages the same way; resources.DefaultExporterImage when unset.
-	relatedImageExporterEnv = "RELATED_IMAGE_MEMCACHED_EXPORTER"
-	// relatedImageCertReloaderEnv holds the operator's own image, whose /cert-reloader runs as the
-	// certificate reloader sidecar of pods with spec.tls (resources.Options.CertReloaderImage); the shipped
-	// manifests set it to the manager container's image (config/manager), so OLM lists it in
-	// spec.relatedImages as well.
-	relatedImageCertReloaderEnv = "RELATED_IMAGE_CERT_RELOADER"
-	// podUIDsEnv chooses who picks the memcached pods' UID (controllers.UIDPolicy): auto (default),
-	// fixed (11211) or platform (OpenShift's SecurityContextConstraints assign it).
-	podUIDsEnv = "POD_UIDS"
-	// operatorConditionEnv is set by OLM to the name of the operator's OperatorCondition.
-	operatorConditionEnv = "OPERATOR_CONDITION_NAME"
 	// defaultMaxConcurrentReconciles is --max-concurrent-reconciles' default (see the flag).
 	defaultMaxConcurrentReconciles = 4
 	// leaderElectionID names the leader election Lease.
@@ -98,15 +83,12 @@ func init() {
 
 // defaultGCPercent is the garbage collector's target (GOGC: how far, in percent of the live heap,
 // the heap may grow before the next collection) when the environment sets no GOGC; Go's own
-// default is 100. The operator's live heap is small (about 16 MiB with 500 instances) and most of
-// its time is spent waiting on the API server, so collecting twice as often costs a little CPU and
-// saves the headroom Go's default leaves. make bench-scale (500 Memcacheds of size 3, kwok tier,
-// 2026-12-01; README "What the RSS is made of" has the runs): RSS with 500 instances 78.9 MiB with
-// GOGC=100, 76.3 with 75 and 71.6 with 50 in one run, 83.2 against 74.9 and 83.1 against 75.0 in
-// two others; the operator's CPU seconds over the converge 7.8 against 7.8, 6.7 against 7.4 and 7.2
-// against 8.3 (0 to +15 %). Prometheus made the same trade for the same reason (GOGC=75 unless
-// set, since v2.53: https://github.com/prometheus/prometheus/pull/14285). A GOGC in the environment
-// (the Deployment's env, a Subscription's spec.config.env) wins.
+// default is 100. The operator's live heap is small and most of its time is spent waiting on the
+// API server, so collecting twice as often trades a little CPU for the headroom Go's default
+// leaves (docs/performance.md, "Rules the measurements support", has the figures); Prometheus
+// made the same trade for the same reason (GOGC=75 unless set:
+// https://github.com/prometheus/prometheus/pull/14285). A GOGC in the
+// environment (the Deployment's env, a Subscription's spec.config.env) wins.
 const defaultGCPercent = 50
 
 // applyGCPercent sets the garbage collector's target to defaultGCPercent unless lookupEnv finds a
@@ -146,20 +128,13 @@ func main() {
 		"Namespace of the leader election Lease; defaults to the pod's namespace (required when running outside a cluster with --leader-elect).")
 	flag.StringVar(&s.pprofAddr, "pprof-bind-address", "0",
 		"Address of Go's /debug/pprof profiles, e.g. 127.0.0.1:6060 (no authentication: loopback only); 0 disables them.")
-	// 4, from make bench-scale (500 Memcacheds of size 3 on the kwok tier, control plane client
-	// limits raised, one run on 2 busy cores, 2026-11-30): all Available with pods ready after
-	// 115.5 s with 1 worker, 89.4 s with 2, 54.0 s with 4, 71.8 s with 8, the raw-client floor 35.4 s.
-	// One worker leaves instances waiting in the queue (mean wait 36 s, reconcile 77 ms); 8 start
-	// reconciles before a burst of pod changes has landed (3398 reconciles and 3.6 status patches
-	// per instance against 1594 and 2.2 with 4), and the API server, not the queue, is the limit.
+	// 4: fewer leave instances waiting in the queue, more start reconciles before a burst of pod
+	// changes has landed (more status patches per instance, no sooner Available): the API server,
+	// not the queue, is the limit (docs/performance.md).
 	flag.IntVar(&s.maxConcurrentReconciles, "max-concurrent-reconciles", defaultMaxConcurrentReconciles,
 		"Memcacheds reconciled at once (each reconcile waits on a few API round trips).")
-	// 0, no client-side limit, from the same benchmark (N=500, 2026-12-02): converging 500
-	// instances took 2695 writes by the manager's client (reads come from the cache) and 1000 events
-	// (sent by a client of their own) in 68.1 s. Under client-go's limit of old (5 per second, burst
-	// 10) the client's writes alone would take 9 minutes, under controller-runtime's former 20/30
-	// more than 2 minutes: a client-side limit would make the operator, not the cluster, the
-	// bottleneck. The API server's priority and fairness protects the cluster instead.
+	// 0, no client-side limit: one would make the operator, not the cluster, the bottleneck of a
+	// converge; the API server's priority and fairness protects the cluster (docs/performance.md).
 	flag.Float64Var(&s.kubeAPIQPS, "kube-api-qps", 0,
 		"Client-side limit of requests per second to the API server; 0 means none: the API server's priority and fairness protects it (controller-runtime's default).")
 	flag.IntVar(&s.kubeAPIBurst, "kube-api-burst", 0, "Burst above --kube-api-qps; 0 with --kube-api-qps=0.")
@@ -191,8 +166,7 @@ func main() {
 // gzip writer holds a compressor of 0.8 MiB, which promhttp keeps in a sync.Pool until two garbage
 // collections pass without a scrape. An idle operator collects every 2 minutes (the Go runtime's
 // forced collection), so with Prometheus' usual 30 s interval it would hold one for good, to save
-// the scrape's bytes in cluster traffic: 149 KB of text at 500 instances (two series each),
-// measured with make bench-scale (README, Scale).
+// a few hundred KB of cluster traffic per scrape (docs/performance.md).
 func metricsOptions(s settings, getCertificate func(*tls.ClientHelloInfo) (*tls.Certificate, error)) metricsserver.Options {
 	opts := metricsserver.Options{
 		BindAddress:   s.metricsAddr,
@@ -274,7 +248,7 @@ func run(ctx context.Context, s settings) error {
 	if err != nil {
 		return fmt.Errorf("failed to create discovery client: %w", err)
 	}
-	platformUIDs, err := controllers.ResolveUIDPolicy(dc, s.uidPolicy)
+	platformUIDs, err := platform.ResolveUIDPolicy(dc, s.uidPolicy)
 	if err != nil {
 		return err
 	}

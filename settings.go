@@ -30,9 +30,29 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
-	"github.com/example/memcached-operator/controllers"
 	"github.com/example/memcached-operator/controllers/resources"
+	"github.com/example/memcached-operator/internal/platform"
 	"github.com/example/memcached-operator/internal/watchnamespace"
+)
+
+// The environment variables the operator reads at start (check).
+const (
+	// relatedImageEnv holds the default memcached image; OLM lists RELATED_IMAGE_* values of the
+	// CSV's Deployment in spec.relatedImages, so disconnected mirrors know about it.
+	relatedImageEnv = "RELATED_IMAGE_MEMCACHED"
+	// relatedImageExporterEnv holds the default memcached_exporter image (spec.monitoring), listed
+	// in spec.relatedImages the same way; resources.DefaultExporterImage when unset.
+	relatedImageExporterEnv = "RELATED_IMAGE_MEMCACHED_EXPORTER"
+	// relatedImageCertReloaderEnv holds the operator's own image, whose /cert-reloader runs as the
+	// certificate reloader sidecar of pods with spec.tls (resources.Options.CertReloaderImage); the shipped
+	// manifests set it to the manager container's image (config/manager), so OLM lists it in
+	// spec.relatedImages as well.
+	relatedImageCertReloaderEnv = "RELATED_IMAGE_CERT_RELOADER"
+	// podUIDsEnv chooses who picks the memcached pods' UID (platform.UIDPolicy): auto (default),
+	// fixed (11211) or platform (OpenShift's SecurityContextConstraints assign it).
+	podUIDsEnv = "POD_UIDS"
+	// operatorConditionEnv is set by OLM to the name of the operator's OperatorCondition.
+	operatorConditionEnv = "OPERATOR_CONDITION_NAME"
 )
 
 // settings is everything the operator reads at start, from its flags and its environment, checked.
@@ -71,8 +91,8 @@ type settings struct {
 	// operatorConditionName is OPERATOR_CONDITION_NAME, set by OLM; "" means no OperatorCondition.
 	operatorConditionName string
 	// uidPolicy is POD_UIDS: auto (the default when unset), fixed or platform
-	// (controllers.UIDPolicy).
-	uidPolicy controllers.UIDPolicy
+	// (platform.UIDPolicy).
+	uidPolicy platform.UIDPolicy
 }
 
 // check validates s, whose flag fields are already set, and fills in its environment fields from
@@ -141,13 +161,13 @@ func (s *settings) check(getenv func(string) string) error {
 		}
 	}
 
-	switch p := controllers.UIDPolicy(getenv(podUIDsEnv)); p {
+	switch p := platform.UIDPolicy(getenv(podUIDsEnv)); p {
 	case "":
-		s.uidPolicy = controllers.UIDsAuto
-	case controllers.UIDsAuto, controllers.UIDsFixed, controllers.UIDsPlatform:
+		s.uidPolicy = platform.UIDsAuto
+	case platform.UIDsAuto, platform.UIDsFixed, platform.UIDsPlatform:
 		s.uidPolicy = p
 	default:
-		errs = append(errs, fmt.Errorf("environment variable %s=%q must be %s, %s or %s", podUIDsEnv, p, controllers.UIDsAuto, controllers.UIDsFixed, controllers.UIDsPlatform))
+		errs = append(errs, fmt.Errorf("environment variable %s=%q must be %s, %s or %s", podUIDsEnv, p, platform.UIDsAuto, platform.UIDsFixed, platform.UIDsPlatform))
 	}
 
 	// Read by Go's net/http for the operator's own connections (client-go's, to the API server,

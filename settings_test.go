@@ -28,8 +28,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
-	"github.com/example/memcached-operator/controllers"
 	"github.com/example/memcached-operator/controllers/resources"
+	"github.com/example/memcached-operator/internal/platform"
 )
 
 // Every setting read at start is checked before anything is written, and a bad one stops the
@@ -108,7 +108,7 @@ func TestSettingsCheck(t *testing.T) {
 					t.Errorf("defaultImage = %q, want %q", s.defaultImage, env[relatedImageEnv])
 				}
 				// Unset: auto.
-				if want := cmp.Or(controllers.UIDPolicy(env[podUIDsEnv]), controllers.UIDsAuto); s.uidPolicy != want {
+				if want := cmp.Or(platform.UIDPolicy(env[podUIDsEnv]), platform.UIDsAuto); s.uidPolicy != want {
 					t.Errorf("uidPolicy = %q, want %q", s.uidPolicy, want)
 				}
 				// Unset: the public image the shipped CSV names.

@@ -24,7 +24,6 @@ import (
 	"time"
 
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/discovery"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -36,6 +35,7 @@ import (
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 
 	"github.com/example/memcached-operator/controllers/resources"
+	"github.com/example/memcached-operator/internal/platform"
 )
 
 // DefaultServiceMonitorPollInterval is how often the operator asks API discovery whether the
@@ -121,27 +121,9 @@ func (w *monitoringKindWatch) Start(ctx context.Context) error {
 	}
 }
 
-// served reports whether discovery lists the kind in group version gv (kindServed).
+// served reports whether discovery lists the kind in group version gv (platform.KindServed).
 func (w *monitoringKindWatch) served(gv string) (bool, error) {
-	return kindServed(w.discovery, gv, w.kind)
-}
-
-// kindServed reports whether API discovery lists kind in group version gv. A group version that
-// is not served at all (404) is not an error.
-func kindServed(dc discovery.DiscoveryInterface, gv, kind string) (bool, error) {
-	list, err := dc.ServerResourcesForGroupVersion(gv)
-	if apierrors.IsNotFound(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("failed to get API resources of %s: %w", gv, err)
-	}
-	for _, r := range list.APIResources {
-		if r.Kind == kind {
-			return true, nil
-		}
-	}
-	return false, nil
+	return platform.KindServed(w.discovery, gv, w.kind)
 }
 
 // startWatch adds the kind's watch, marks the kind available and queues every Memcached
