@@ -89,10 +89,10 @@ func TestStatsRelayWithRealMemcached(t *testing.T) {
 			t.Parallel()
 			tlsPath, authPath := podDirs(t, "memcached-relay-")
 			// The relay authenticates with the first entry.
-			publish(t, authPath, map[string][]byte{authFile: []byte("app:s3cret\nops:other\n")})
+			utils.PublishVolume(t, authPath, map[string][]byte{authFile: []byte("app:s3cret\nops:other\n")})
 			if mc.Spec.TLS != nil {
 				cert, key := fixture.KeyPair(t, "a.cache.example")
-				publish(t, tlsPath, map[string][]byte{tlsCertFile: cert, tlsKeyFile: key})
+				utils.PublishVolume(t, tlsPath, map[string][]byte{tlsCertFile: cert, tlsKeyFile: key})
 			}
 
 			// The builder's arguments with the mounted directories and the loopback ports moved
