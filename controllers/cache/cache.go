@@ -30,11 +30,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
-	"github.com/example/memcached-operator/internal/podview"
 	"github.com/example/memcached-operator/internal/watchnamespace"
 
 	"github.com/example/memcached-operator/controllers/resources"
-	"github.com/example/memcached-operator/controllers/status"
 )
 
 // ManagerOptions returns the manager cache settings of the operator: only the given namespaces (all
@@ -56,8 +54,8 @@ import (
 //     of the spec what their NeedsUpdate compares and their Update writes (trimDeployment,
 //     trimStatefulSet, trimService, trimPodDisruptionBudget, trimNetworkPolicy); of the status only what
 //     status.ComputeStatus reads (the Deployment's). A Deployment's labels and spec are held encoded as
-//     protobuf (cachedSpecAnnotation) and decoded by every reader (RestoreDeployment: apply's
-//     FromCache, observe). Annotations, labels others add and status
+//     protobuf (cachedSpecAnnotation) and decoded by every reader (RestoreDeployment: the
+//     reconciler's read phase). Annotations, labels others add and status
 //     fields no one reads are dropped: the merge patch of a drift correction is computed from the
 //     cached object and only writes what changed, so the server keeps what the cache does not hold.
 //   - ServiceMonitor, PrometheusRule (each only once its CRD is served): all but managed fields. The kinds cannot have
@@ -141,82 +139,6 @@ func internLabels(l map[string]string) map[string]string {
 		out[intern(k)] = intern(v)
 	}
 	return out
-}
-
-// TrimPod is the transform of the pod cache (NewPodCache): it returns a new podview.Pod holding
-// only what the operator reads: name and namespace (status.nodes), resourceVersion (the informer
-// tells a real update from a resync by it), the labels app.kubernetes.io/name, instance and
-// managed-by (PodToMemcached maps a pod to its instance by them, the instance's pod selector
-// matches name and instance), the deletion timestamp (a terminating pod is not counted; one that
-// outlives its grace period is named in Degraded), and of the status the phase, the Ready
-// condition and the pod IP (status.nodes, readyReplicas, serverList), a PodScheduled=False
-// condition with reason Unschedulable and its message, and the statuses of the failing containers
-// and init containers (status.Failing; Degraded). Dropped: UID, owner references, the other
-// labels, every annotation, managed fields, the other conditions and the reason and message of
-// Ready (the spec and the rest of the status are not even decoded, see podview).
-// Anything that is not a podview.Pod (a tombstone) is returned as it is.
-func TrimPod(obj any) (any, error) {
-	p, ok := obj.(*podview.Pod)
-	if !ok {
-		return obj, nil
-	}
-	out := &podview.Pod{
-		TypeMeta: p.TypeMeta,
-		ObjectMeta: metav1.ObjectMeta{
-			Name: p.Name, Namespace: p.Namespace, ResourceVersion: p.ResourceVersion,
-			Labels:            keepLabels(p.Labels, []string{resources.LabelName, resources.LabelInstance, resources.LabelManagedBy}),
-			DeletionTimestamp: p.DeletionTimestamp,
-		},
-		Status: podview.PodStatus{Phase: corev1.PodPhase(intern(string(p.Status.Phase))), PodIP: p.Status.PodIP},
-	}
-	for _, c := range p.Status.Conditions {
-		switch {
-		case c.Type == corev1.PodReady:
-			out.Status.Conditions = append(out.Status.Conditions, podview.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionStatus(intern(string(c.Status)))})
-		case status.Unschedulable(&c):
-			out.Status.Conditions = append(out.Status.Conditions, podview.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
-				Reason: c.Reason, Message: status.Truncate(c.Message, maxStateMessage)})
-		}
-	}
-	out.Status.ContainerStatuses = failingStatuses(p.Status.ContainerStatuses)
-	out.Status.InitContainerStatuses = failingStatuses(p.Status.InitContainerStatuses)
-	return out, nil
-}
-
-// failingStatuses returns the statuses of statuses that fail (status.Failing), their messages
-// truncated to maxStateMessage bytes; nil when none fails.
-func failingStatuses(statuses []podview.ContainerStatus) []podview.ContainerStatus {
-	var out []podview.ContainerStatus
-	for _, c := range statuses {
-		if status.Failing(&c) {
-			c.State.Waiting = truncatedWaiting(c.State.Waiting)
-			c.State.Terminated = truncatedTerminated(c.State.Terminated)
-			c.LastTerminationState.Waiting = nil
-			c.LastTerminationState.Terminated = truncatedTerminated(c.LastTerminationState.Terminated)
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// maxStateMessage bounds the bytes of a waiting or termination message the cache keeps (a
-// termination message may be 4 KiB; the Degraded message needs its start).
-const maxStateMessage = 512
-
-// truncatedWaiting returns w with its message cut to maxStateMessage bytes.
-func truncatedWaiting(w *podview.ContainerStateWaiting) *podview.ContainerStateWaiting {
-	if w == nil {
-		return nil
-	}
-	return &podview.ContainerStateWaiting{Reason: w.Reason, Message: status.Truncate(w.Message, maxStateMessage)}
-}
-
-// truncatedTerminated returns t with its message cut to maxStateMessage bytes.
-func truncatedTerminated(t *podview.ContainerStateTerminated) *podview.ContainerStateTerminated {
-	if t == nil {
-		return nil
-	}
-	return &podview.ContainerStateTerminated{ExitCode: t.ExitCode, Reason: t.Reason, Message: status.Truncate(t.Message, maxStateMessage)}
 }
 
 // trimOwned drops from the metadata of an owned object what no drift check, ownership check or
