@@ -243,3 +243,67 @@ func TestObjectLostLabels(t *testing.T) {
 		t.Errorf("foreign object: %v after %d patches, want a ConflictError and no patch", err, patches)
 	}
 }
+
+// A workload the reconciler read already (resources.Read, apply.Owned.LiveRead) is compared as it
+// was read, with no second read: steady, it is Unchanged; drifted, it is patched; not controlled by
+// the Memcached, it is a conflict and left untouched.
+func TestObjectComparesWithWhatWasRead(t *testing.T) {
+	ctx := context.Background()
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	if err := cachev1alpha1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	gets, patches := 0, 0
+	server := fake.NewClientBuilder().WithScheme(scheme).Build()
+	c := interceptor.NewClient(server.(client.WithWatch), interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			gets++
+			return c.Get(ctx, key, obj, opts...)
+		},
+		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+			patches++
+			return c.Patch(ctx, obj, patch, opts...)
+		},
+	})
+	mc := fixture.Defaulted("read", func(mc *cachev1alpha1.Memcached) { mc.UID = "uid-read" })
+	apply1 := func(read resources.Read) (apply.Result, error) {
+		t.Helper()
+		d := resources.DesiredState(mc, resources.Options{DefaultImage: "memcached:1"}, read)[0]
+		_, res, err := d.Apply(ctx, c, server, scheme, mc)
+		return res, err
+	}
+	if res, err := apply1(resources.Read{}); err != nil || res != apply.Created {
+		t.Fatalf("create: %s, %v", res, err)
+	}
+	read := func(mutate func(*appsv1.Deployment)) resources.Read {
+		d := &appsv1.Deployment{}
+		if err := server.Get(ctx, client.ObjectKey{Namespace: mc.Namespace, Name: mc.Name}, d); err != nil {
+			t.Fatal(err)
+		}
+		mutate(d)
+		return resources.Read{Deployment: d}
+	}
+	tests := []struct {
+		name        string
+		mutate      func(*appsv1.Deployment)
+		want        apply.Result
+		wantPatches int
+		wantErr     bool
+	}{
+		{name: "as desired", mutate: func(*appsv1.Deployment) {}, want: apply.Unchanged},
+		{name: "drifted", mutate: func(d *appsv1.Deployment) { d.Spec.Replicas = ptr.To(int32(7)) }, want: apply.Updated, wantPatches: 1},
+		{name: "not controlled", mutate: func(d *appsv1.Deployment) { d.OwnerReferences = nil }, want: apply.Unchanged, wantErr: true},
+	}
+	for _, tc := range tests {
+		gets, patches = 0, 0
+		r := read(tc.mutate)
+		res, err := apply1(r)
+		if res != tc.want || (err != nil) != tc.wantErr || gets != 0 || patches != tc.wantPatches {
+			t.Errorf("%s: %s, %v after %d gets and %d patches; want %s, error %v, no get, %d patches",
+				tc.name, res, err, gets, patches, tc.want, tc.wantErr, tc.wantPatches)
+		}
+	}
+}
