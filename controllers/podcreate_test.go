@@ -31,8 +31,45 @@ import (
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 
+	"github.com/example/memcached-operator/controllers/status"
 	"github.com/example/memcached-operator/internal/podview"
 )
+
+// A missing pod the read phase found stays reported only while the StatefulSet this reconcile
+// leaves in the status still misses it: one whose spec the apply or a stop just changed has not
+// been acted on by its controller (lowestMissingPod says none), and a StatefulSet that is gone
+// (its apply failed) misses nothing.
+func TestSettleMissingPod(t *testing.T) {
+	sts := func(generation int64) *appsv1.StatefulSet {
+		return &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "mc", Generation: generation},
+			Spec: appsv1.StatefulSetSpec{Replicas: ptr.To(int32(2))}, Status: appsv1.StatefulSetStatus{ObservedGeneration: 1}}
+	}
+	pods := []podview.Pod{{ObjectMeta: metav1.ObjectMeta{Name: "mc-0"}}}
+	tests := map[string]struct {
+		obs         status.Observed
+		wantDropped bool
+	}{
+		"none missing":               {obs: status.Observed{StatefulSet: sts(1), Pods: pods}},
+		"the StatefulSet as read":    {obs: status.Observed{StatefulSet: sts(1), Pods: pods, MissingPod: "mc-1", PodCreateFailure: "quota"}},
+		"a spec written since":       {obs: status.Observed{StatefulSet: sts(2), Pods: pods, MissingPod: "mc-1", PodCreateFailure: "quota"}, wantDropped: true},
+		"no StatefulSet after apply": {obs: status.Observed{Pods: pods, MissingPod: "mc-1", PodCreateFailure: "quota"}, wantDropped: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			obs := tc.obs
+			dropped := settleMissingPod(&obs)
+			if dropped != tc.wantDropped {
+				t.Errorf("settleMissingPod dropped %v, want %v", dropped, tc.wantDropped)
+			}
+			if want := tc.obs.MissingPod; !tc.wantDropped && (obs.MissingPod != want || obs.PodCreateFailure != tc.obs.PodCreateFailure) {
+				t.Errorf("kept: missing %q, failure %q; want them unchanged", obs.MissingPod, obs.PodCreateFailure)
+			}
+			if tc.wantDropped && (obs.MissingPod != "" || obs.PodCreateFailure != "") {
+				t.Errorf("dropped: missing %q, failure %q; want both empty", obs.MissingPod, obs.PodCreateFailure)
+			}
+		})
+	}
+}
 
 func TestLowestMissingPod(t *testing.T) {
 	sts := func(replicas int32, observed int64) *appsv1.StatefulSet {
