@@ -141,7 +141,7 @@ func (r *MemcachedReconciler) patchStatus(ctx context.Context, mc *cachev1alpha1
 		r.held.release(key)
 		return 0, nil
 	} else if err != nil {
-		return 0, fmt.Errorf("failed to patch status of Memcached %s: %w", key, err)
+		return 0, fmt.Errorf("failed to patch status: %w", err)
 	}
 	if c := becameTrue(old.Conditions, st.Conditions, cachev1alpha1.ConditionDegraded); c != nil {
 		r.Recorder.Eventf(mc, nil, corev1.EventTypeWarning, c.Reason, "Reconcile", "%s", eventNote(c.Message))

@@ -39,6 +39,19 @@ import (
 	"github.com/example/memcached-operator/controllers/resources"
 )
 
+// testScheme returns a scheme of the built-in kinds and the Memcached.
+func testScheme(t *testing.T) *runtime.Scheme {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	if err := cachev1alpha1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	return scheme
+}
+
 // dropSleep removes what an API server with PodLifecycleSleepAction off removes from a pod
 // template (kubernetes pkg/api/pod dropPodLifecycleSleepAction: the sleep, then the emptied
 // handler and lifecycle), and reports whether there was one.
@@ -58,13 +71,7 @@ func dropSleep(d *appsv1.Deployment) bool {
 // sleep on every create and patch, as a 1.30-1.33 server with PodLifecycleSleepAction=false does.
 func TestObjectFieldDroppedByServer(t *testing.T) {
 	ctx := context.Background()
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	if err := cachev1alpha1.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
+	scheme := testScheme(t)
 	for name, drops := range map[string]bool{"server drops the sleep": true, "server keeps it": false} {
 		t.Run(name, func(t *testing.T) {
 			patches := 0
@@ -165,13 +172,7 @@ func TestObjectFieldDroppedByServer(t *testing.T) {
 // without the managed-by label.
 func TestObjectLostLabels(t *testing.T) {
 	ctx := context.Background()
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	if err := cachev1alpha1.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
+	scheme := testScheme(t)
 	patches := 0
 	server := fake.NewClientBuilder().WithScheme(scheme).Build()
 	cached := interceptor.NewClient(server.(client.WithWatch), interceptor.Funcs{
@@ -249,13 +250,7 @@ func TestObjectLostLabels(t *testing.T) {
 // the Memcached, it is a conflict and left untouched.
 func TestObjectComparesWithWhatWasRead(t *testing.T) {
 	ctx := context.Background()
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	if err := cachev1alpha1.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
+	scheme := testScheme(t)
 	gets, patches := 0, 0
 	server := fake.NewClientBuilder().WithScheme(scheme).Build()
 	c := interceptor.NewClient(server.(client.WithWatch), interceptor.Funcs{
