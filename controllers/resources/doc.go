@@ -19,7 +19,8 @@ limitations under the License.
 // the exporter sidecar: deployment_monitoring.go, graceful shutdown: deployment_shutdown.go), the
 // headless Service, the PodDisruptionBudget, the NetworkPolicy, the ServiceMonitor and the
 // PrometheusRule, their labels and names, and the one list of them, DesiredState, that drives
-// apply and delete. Beside each builder are its NeedsUpdate (only the fields the operator owns)
-// and its Update. It also checks and hashes the data of the Secrets the pods mount
+// apply and delete from what the reconciler read (Read). Beside each builder are its NeedsUpdate
+// (only the fields the operator owns) and its Update; how a live workload changes (the handover
+// between Deployment and StatefulSet, the template an operator upgrade keeps) is rollout.go. It also checks and hashes the data of the Secrets the pods mount
 // (secret_data.go). Nothing here talks to the API server; it depends on the API and on apply only.
 package resources
