@@ -47,8 +47,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
-	"github.com/example/memcached-operator/controllers"
 	"github.com/example/memcached-operator/controllers/resources"
+	"github.com/example/memcached-operator/internal/platform"
 )
 
 const (
@@ -73,12 +73,12 @@ func TestRestrictedV2StandIn(t *testing.T) {
 	}
 	ctx := context.Background()
 	dc := discovery.NewDiscoveryClientForConfigOrDie(cfg)
-	if platform, err := controllers.ResolveUIDPolicy(dc, controllers.UIDsAuto); err != nil || platform {
-		t.Fatalf("before the stand-in: POD_UIDS=auto resolves to platform=%v (%v), want false", platform, err)
+	if assigns, err := platform.ResolveUIDPolicy(dc, platform.UIDsAuto); err != nil || assigns {
+		t.Fatalf("before the stand-in: POD_UIDS=auto resolves to platform=%v (%v), want false", assigns, err)
 	}
 	applyManifest(t, c, filepath.Join("..", "real", "testdata", "restricted-v2-standin.yaml"))
 	g := NewWithT(t)
-	g.Eventually(func() (bool, error) { return controllers.ResolveUIDPolicy(dc, controllers.UIDsAuto) }, 30*time.Second, 100*time.Millisecond).
+	g.Eventually(func() (bool, error) { return platform.ResolveUIDPolicy(dc, platform.UIDsAuto) }, 30*time.Second, 100*time.Millisecond).
 		Should(BeTrue(), "with the stand-in, POD_UIDS=auto must resolve to the platform")
 
 	scc := namespace(t, c, map[string]string{"openshift.io/sa.scc.uid-range": uidRange, "openshift.io/sa.scc.supplemental-groups": groupRange})
