@@ -184,4 +184,37 @@ func TestServiceMonitorFollowsItsCRD(t *testing.T) {
 		[]byte(`{"spec":{"monitoring":{"enabled":true}}}`)))).To(Succeed())
 	g.Eventually(func() error { return k8sClient.Get(testCtx, key(ns, name), &monitoringv1.ServiceMonitor{}) }, timeout, interval).Should(Succeed())
 	g.Eventually(func() error { return k8sClient.Get(testCtx, key(ns, name), &monitoringv1.PrometheusRule{}) }, timeout, interval).Should(Succeed())
+
+	// What spec.monitoring adds: the selector label a Prometheus needs (kube-prometheus-stack's
+	// release) on both objects, the scrape interval, the runbook base, the exporter's resources.
+	// Removing the label removes it; a label someone else put on the ServiceMonitor stays.
+	g.Expect(k8sClient.Patch(testCtx, getMemcached(g, ns, name), client.RawPatch(types.MergePatchType,
+		[]byte(`{"spec":{"monitoring":{"labels":{"release":"kps"},"interval":"15s","runbookBaseURL":"https://wiki.example.com/memcached",`+
+			`"resources":{"requests":{"memory":"48Mi"},"limits":{"memory":"96Mi"}}}}}`)))).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(k8sClient.Get(testCtx, key(ns, name), sm)).To(Succeed())
+		g.Expect(sm.Labels).To(HaveKeyWithValue("release", "kps"))
+		g.Expect(sm.Spec.Endpoints).To(Equal([]monitoringv1.Endpoint{{Port: "metrics", Path: "/metrics", Interval: "15s"}}))
+		g.Expect(k8sClient.Get(testCtx, key(ns, name), pr)).To(Succeed())
+		g.Expect(pr.Labels).To(HaveKeyWithValue("release", "kps"))
+		for _, r := range pr.Spec.Groups[0].Rules {
+			g.Expect(r.Annotations["runbook_url"]).To(HavePrefix("https://wiki.example.com/memcached#"), r.Alert)
+		}
+		d := &appsv1.Deployment{}
+		g.Expect(k8sClient.Get(testCtx, key(ns, name), d)).To(Succeed())
+		g.Expect(d.Spec.Template.Spec.Containers[1].Resources.Limits.Memory().String()).To(Equal("96Mi"))
+		g.Expect(d.Spec.Template.Spec.Containers[1].Resources.Requests.Memory().String()).To(Equal("48Mi"))
+	}, timeout, interval).Should(Succeed(), "spec.monitoring's labels, interval, runbook base and exporter resources applied")
+	g.Expect(k8sClient.Patch(testCtx, sm, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"labels":{"team":"web"}}}`)))).To(Succeed())
+	g.Expect(k8sClient.Patch(testCtx, getMemcached(g, ns, name), client.RawPatch(types.MergePatchType,
+		[]byte(`{"spec":{"monitoring":{"labels":null,"interval":null}}}`)))).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(k8sClient.Get(testCtx, key(ns, name), sm)).To(Succeed())
+		g.Expect(sm.Labels).NotTo(HaveKey("release"))
+		g.Expect(sm.Labels).To(HaveKeyWithValue("team", "web"), "a label someone else added stays")
+		g.Expect(sm.Annotations).NotTo(HaveKey(resources.AddedMetadataAnnotation))
+		g.Expect(sm.Spec.Endpoints).To(Equal([]monitoringv1.Endpoint{{Port: "metrics", Path: "/metrics"}}))
+		g.Expect(k8sClient.Get(testCtx, key(ns, name), pr)).To(Succeed())
+		g.Expect(pr.Labels).NotTo(HaveKey("release"))
+	}, timeout, interval).Should(Succeed(), "a label removed from spec.monitoring.labels is removed")
 }

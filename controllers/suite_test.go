@@ -68,7 +68,7 @@ const (
 	// watchedNamespaces is the WATCH_NAMESPACE of the suite's manager; tests use these namespaces,
 	// and t-unwatched (not in the list) to prove that the manager leaves other namespaces alone.
 	watchedNamespaces = "t-create, t-status,t-drift,t-foreign,t-admission,t-quiet,t-two,t-optional,t-scale,t-pause,t-terminating,t-cost,t-recreate,t-upgrade,t-netpol,t-netpol-foreign,t-shutdown,t-secrets,t-restart,t-metrics,t-stable,t-stable-move," +
-		"t-monitoring,t-crashloop,t-stsfail,t-avail-event,t-hold,t-relabel,t-upgradeable-fail,t-oldevent,t-serving"
+		"t-monitoring,t-crashloop,t-stsfail,t-avail-event,t-hold,t-relabel,t-upgradeable-fail,t-oldevent,t-serving,t-added-metadata"
 	// testExporterImage is the operator's default exporter image (RELATED_IMAGE_MEMCACHED_EXPORTER).
 	testExporterImage = "registry.example.com/memcached-exporter:v0.16.0"
 )

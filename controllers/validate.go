@@ -34,6 +34,9 @@ func validateSpec(mc *cachev1alpha1.Memcached) error {
 	if err := mc.ValidateResources(); err != nil {
 		msgs = append(msgs, err.Error())
 	}
+	if err := mc.ValidateMetadata(); err != nil {
+		msgs = append(msgs, err.Error())
+	}
 	if len(msgs) == 0 {
 		return nil
 	}

@@ -209,6 +209,52 @@ var ruleCases = map[string]ruleCase{
 	"exporter image of 512":          {spec: map[string]any{"monitoring": map[string]any{"image": strings.Repeat("i", 512)}}},
 	"exporter image not a reference": {rule: ".spec.monitoring.image pattern", spec: map[string]any{"monitoring": map[string]any{"image": "Quay.io/x y"}}, field: "spec.monitoring.image"},
 	"exporter image digest-pinned":   {spec: map[string]any{"monitoring": map[string]any{"enabled": true, "image": "127.0.0.1:5000/memcached-exporter@sha256:" + strings.Repeat("0", 64)}}},
+
+	// What the spec adds to the objects the operator builds.
+	"17 image pull secrets":          {rule: ".spec.imagePullSecrets maxItems", spec: map[string]any{"imagePullSecrets": pullSecrets(17)}, field: "spec.imagePullSecrets"},
+	"16 image pull secrets":          {spec: map[string]any{"imagePullSecrets": pullSecrets(16)}},
+	"image pull secret without name": {rule: ".spec.imagePullSecrets rule#0", spec: map[string]any{"imagePullSecrets": []any{map[string]any{"name": "a"}, map[string]any{}}}, field: "spec.imagePullSecrets"},
+	"65 pod labels":                  {rule: ".spec.podMetadata.labels maxProperties", spec: map[string]any{"podMetadata": map[string]any{"labels": keys("team", 65)}}, field: "spec.podMetadata.labels"},
+	"64 pod labels":                  {spec: map[string]any{"podMetadata": map[string]any{"labels": keys("team", 64)}}},
+	"pod label instance":             {rule: ".spec.podMetadata.labels rule#0", spec: map[string]any{"podMetadata": map[string]any{"labels": map[string]any{"app.kubernetes.io/instance": "x"}}}, field: "spec.podMetadata.labels"},
+	"pod label version":              {spec: map[string]any{"podMetadata": map[string]any{"labels": map[string]any{"app.kubernetes.io/version": "1.6"}}}},
+	"65 pod annotations":             {rule: ".spec.podMetadata.annotations maxProperties", spec: map[string]any{"podMetadata": map[string]any{"annotations": keys("a", 65)}}, field: "spec.podMetadata.annotations"},
+	"pod annotation secret-hash":     {rule: ".spec.podMetadata.annotations rule#0", spec: map[string]any{"podMetadata": map[string]any{"annotations": map[string]any{"cache.example.com/secret-hash": "x"}}}, field: "spec.podMetadata.annotations"},
+	"pod annotation of a mesh":       {spec: map[string]any{"podMetadata": map[string]any{"annotations": map[string]any{"sidecar.istio.io/inject": "true"}}}},
+	"65 service annotations":         {rule: ".spec.service.annotations maxProperties", spec: map[string]any{"service": map[string]any{"annotations": keys("a", 65)}}, field: "spec.service.annotations"},
+	"service annotation reserved":    {rule: ".spec.service.annotations rule#0", spec: map[string]any{"service": map[string]any{"annotations": map[string]any{"cache.example.com/added-metadata": "{}"}}}, field: "spec.service.annotations"},
+	"service annotation":             {spec: map[string]any{"service": map[string]any{"annotations": map[string]any{"external-dns.alpha.kubernetes.io/hostname": "cache.example.com"}}}},
+	"interval 30s":                   {spec: map[string]any{"monitoring": map[string]any{"interval": "30s"}}},
+	"interval 1m30s":                 {spec: map[string]any{"monitoring": map[string]any{"interval": "1m30s"}}},
+	"interval 30 seconds":            {rule: ".spec.monitoring.interval pattern", spec: map[string]any{"monitoring": map[string]any{"interval": "30 seconds"}}, field: "spec.monitoring.interval"},
+	"interval of 33":                 {rule: ".spec.monitoring.interval maxLength", spec: map[string]any{"monitoring": map[string]any{"interval": strings.Repeat("1", 32) + "s"}}, field: "spec.monitoring.interval"},
+	"65 monitoring labels":           {rule: ".spec.monitoring.labels maxProperties", spec: map[string]any{"monitoring": map[string]any{"labels": keys("r", 65)}}, field: "spec.monitoring.labels"},
+	"monitoring label managed-by":    {rule: ".spec.monitoring.labels rule#0", spec: map[string]any{"monitoring": map[string]any{"labels": map[string]any{"app.kubernetes.io/managed-by": "helm"}}}, field: "spec.monitoring.labels"},
+	"monitoring label release":       {spec: map[string]any{"monitoring": map[string]any{"labels": map[string]any{"release": "kube-prometheus-stack"}}}},
+	"runbook base https":             {spec: map[string]any{"monitoring": map[string]any{"runbookBaseURL": "https://wiki.example.com/runbooks/memcached"}}},
+	"runbook base relative":          {rule: ".spec.monitoring.runbookBaseURL rule#0", spec: map[string]any{"monitoring": map[string]any{"runbookBaseURL": "/runbooks"}}, field: "spec.monitoring.runbookBaseURL"},
+	"runbook base ftp":               {rule: ".spec.monitoring.runbookBaseURL rule#0", spec: map[string]any{"monitoring": map[string]any{"runbookBaseURL": "ftp://example.com/runbooks"}}, field: "spec.monitoring.runbookBaseURL"},
+	"runbook base with a fragment":   {rule: ".spec.monitoring.runbookBaseURL rule#0", spec: map[string]any{"monitoring": map[string]any{"runbookBaseURL": "https://example.com/runbooks#top"}}, field: "spec.monitoring.runbookBaseURL"},
+	"runbook base of 513":            {rule: ".spec.monitoring.runbookBaseURL maxLength", spec: map[string]any{"monitoring": map[string]any{"runbookBaseURL": "https://example.com/" + strings.Repeat("r", 493)}}, field: "spec.monitoring.runbookBaseURL"},
+	"pod label not a label":          {operatorOnly: true, spec: map[string]any{"podMetadata": map[string]any{"labels": map[string]any{"team": "a b"}}}, field: "spec.podMetadata.labels"},
+}
+
+// pullSecrets is n imagePullSecrets entries.
+func pullSecrets(n int) []any {
+	out := make([]any, n)
+	for i := range out {
+		out[i] = map[string]any{"name": fmt.Sprintf("pull-%d", i)}
+	}
+	return out
+}
+
+// keys is a map of n entries prefix-<i>: "v".
+func keys(prefix string, n int) map[string]any {
+	out := make(map[string]any, n)
+	for i := range n {
+		out[fmt.Sprintf("%s-%d", prefix, i)] = "v"
+	}
+	return out
 }
 
 // tlsSpec is a spec with only spec.tls set.
@@ -217,7 +263,7 @@ func tlsSpec(tls map[string]any) map[string]any { return map[string]any{"tls": t
 // coreSubtrees hold the schemas of embedded core types (resources, tolerations, affinity,
 // topology spread), which the API server enforces again when it validates the Deployment; they and
 // status (written only by the operator) are the parts of the CRD validateSpec does not repeat.
-var coreSubtrees = []string{".spec.resources", ".spec.tolerations", ".spec.affinity", ".spec.topologySpreadConstraints"}
+var coreSubtrees = []string{".spec.resources", ".spec.tolerations", ".spec.affinity", ".spec.topologySpreadConstraints", ".spec.monitoring.resources"}
 
 // The CRD's pattern for spec.image is the reference grammar the operator checks, so spec.image and
 // RELATED_IMAGE_MEMCACHED follow one rule.
@@ -267,6 +313,7 @@ func crdRules(t *testing.T) []string {
 			add("enum", len(s.Enum) > 0)
 			add("minItems", s.MinItems != nil)
 			add("maxItems", s.MaxItems != nil)
+			add("maxProperties", s.MaxProperties != nil)
 			add("required", len(s.Required) > 0)
 			for i := range s.XValidations {
 				rules = append(rules, fmt.Sprintf("%s rule#%d", path, i))

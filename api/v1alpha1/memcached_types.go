@@ -250,6 +250,26 @@ type MemcachedSpec struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Priority Class Name",xDescriptors={"urn:alm:descriptor:io.kubernetes:PriorityClass","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	PriorityClassName string `json:"priorityClassName,omitempty"`
 
+	// ImagePullSecrets name Secrets of the instance's namespace (kubernetes.io/dockerconfigjson)
+	// with which the kubelet pulls the memcached, exporter and sidecar images from a private
+	// registry. Changing them rolls the pods.
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:XValidation:rule="self.all(s, has(s.name) && size(s.name) > 0)",message="every spec.imagePullSecrets entry needs a name"
+	// +listType=atomic
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Image Pull Secrets",xDescriptors={"urn:alm:descriptor:io.kubernetes:Secret","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	ImagePullSecrets []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty"`
+
+	// PodMetadata adds labels and annotations to the memcached pods (a service mesh's, a cost
+	// allocation's, a backup tool's). The operator's own keys cannot be set: the
+	// app.kubernetes.io/ labels it puts on every object (name, instance, managed-by, component,
+	// part-of) and annotations under cache.example.com/. Changing them rolls the pods; removing
+	// one removes it from the pods, while labels and annotations others put on the pod template
+	// stay.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Pod Metadata",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	PodMetadata *ObjectMetadata `json:"podMetadata,omitempty"`
+
 	// ServerIdentity is what identifies each server to clients: Ephemeral (the default: a
 	// Deployment, servers named after their pod IPs) or Stable (a StatefulSet, servers named
 	// <name>-0, <name>-1, … under the headless Service, kept when a pod is replaced). Changing it on
@@ -414,6 +434,31 @@ type ServiceSpec struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Enabled",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch"}
 	Enabled *bool `json:"enabled,omitempty"`
+
+	// Annotations are added to the headless Service (external-dns, a service mesh's). Keys under
+	// cache.example.com/ are the operator's and cannot be set. Removing one removes it from the
+	// Service; annotations others put on the Service stay.
+	// +kubebuilder:validation:MaxProperties=64
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.startsWith('cache.example.com/'))",message="annotations under cache.example.com/ are the operator's"
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Service Annotations",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	Annotations map[string]string `json:"annotations,omitempty"`
+}
+
+// ObjectMetadata is labels and annotations the operator adds to an object it builds, beside its own.
+type ObjectMetadata struct {
+	// Labels to add. The operator's own (app.kubernetes.io/name, instance, managed-by, component,
+	// part-of) cannot be set.
+	// +kubebuilder:validation:MaxProperties=64
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !(k in ['app.kubernetes.io/name', 'app.kubernetes.io/instance', 'app.kubernetes.io/managed-by', 'app.kubernetes.io/component', 'app.kubernetes.io/part-of']))",message="the labels app.kubernetes.io/name, instance, managed-by, component and part-of are the operator's"
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+
+	// Annotations to add. Keys under cache.example.com/ are the operator's and cannot be set.
+	// +kubebuilder:validation:MaxProperties=64
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.startsWith('cache.example.com/'))",message="annotations under cache.example.com/ are the operator's"
+	// +optional
+	Annotations map[string]string `json:"annotations,omitempty"`
 }
 
 // Defaults of GracefulShutdownSpec (the CRD's default markers repeat them).
@@ -616,6 +661,40 @@ type MonitoringSpec struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Exporter Image",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	Image string `json:"image,omitempty"`
+
+	// Resources are the exporter container's requests and limits. When unset: 10m CPU requested,
+	// 32Mi of memory requested and 64Mi its limit. Changing them rolls the pods.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Exporter Resources",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:resourceRequirements","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
+
+	// Interval is how often Prometheus scrapes the exporters (the ServiceMonitor's interval), a
+	// Prometheus duration such as 30s or 1m. When empty, the Prometheus' own scrape interval.
+	// +kubebuilder:validation:Pattern=`^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`
+	// +kubebuilder:validation:MaxLength=32
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Scrape Interval",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	Interval string `json:"interval,omitempty"`
+
+	// Labels are added to the ServiceMonitor and the PrometheusRule, so that a Prometheus'
+	// serviceMonitorSelector and ruleSelector select them (kube-prometheus-stack selects
+	// release: <its release name>). The operator's own (app.kubernetes.io/name, instance,
+	// managed-by, component, part-of) cannot be set.
+	// +kubebuilder:validation:MaxProperties=64
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !(k in ['app.kubernetes.io/name', 'app.kubernetes.io/instance', 'app.kubernetes.io/managed-by', 'app.kubernetes.io/component', 'app.kubernetes.io/part-of']))",message="the labels app.kubernetes.io/name, instance, managed-by, component and part-of are the operator's"
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Monitoring Labels",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	Labels map[string]string `json:"labels,omitempty"`
+
+	// RunbookBaseURL is where the runbooks of the instance's alerts live: each alert's runbook_url
+	// is this URL, "#" and the alert's name in lower case (a heading anchor of a page such as the
+	// project's docs/runbooks.md, copied to your own wiki). When empty, the project's
+	// docs/runbooks.md on GitHub.
+	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:XValidation:rule="isURL(self) && url(self).getScheme() in ['http', 'https'] && !self.contains('#')",message="spec.monitoring.runbookBaseURL must be an absolute http or https URL without a fragment"
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Runbook Base URL",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	RunbookBaseURL string `json:"runbookBaseURL,omitempty"`
 }
 
 // MemcachedStatus is the observed state of a Memcached, computed by the operator.

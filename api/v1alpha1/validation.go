@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -28,6 +29,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 )
@@ -106,7 +109,114 @@ func (s *MemcachedSpec) validate(spec *field.Path) field.ErrorList {
 	errs = append(errs, extraArgsErrors(spec.Child("memcached", "extraArgs"), s.Memcached.ExtraArgs, s.Auth != nil)...)
 	errs = append(errs, monitoringErrors(spec, s)...)
 	errs = append(errs, serverIdentityErrors(spec, s)...)
+	errs = append(errs, addedMetadataErrors(spec, s)...)
 	return errs
+}
+
+// ReservedLabels are the labels the operator puts on every object it builds (the recommended
+// labels of controllers/resources); spec.podMetadata.labels and spec.monitoring.labels cannot set
+// them (the CEL rules on both list them).
+var ReservedLabels = []string{"app.kubernetes.io/name", "app.kubernetes.io/instance", "app.kubernetes.io/managed-by", "app.kubernetes.io/component", "app.kubernetes.io/part-of"}
+
+// ReservedAnnotationPrefix starts the annotations that are the operator's: spec.podMetadata and
+// spec.service cannot set them.
+const ReservedAnnotationPrefix = "cache.example.com/"
+
+// Bounds of the fields that add metadata (their CRD markers repeat them).
+const (
+	maxImagePullSecrets = 16
+	maxAddedKeys        = 64
+	maxIntervalLength   = 32
+	maxRunbookURLLength = 512
+)
+
+// promDuration is the OpenAPI pattern of spec.monitoring.interval (the Prometheus Operator's
+// Duration).
+var promDuration = regexp.MustCompile(`^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`)
+
+// addedMetadataErrors checks the CRD rules of the fields that add to what the operator builds:
+// spec.imagePullSecrets, spec.podMetadata, spec.service.annotations and
+// spec.monitoring's interval, labels and runbookBaseURL.
+func addedMetadataErrors(spec *field.Path, s *MemcachedSpec) field.ErrorList {
+	var errs field.ErrorList
+	p := spec.Child("imagePullSecrets")
+	if n := len(s.ImagePullSecrets); n > maxImagePullSecrets {
+		errs = append(errs, field.TooMany(p, n, maxImagePullSecrets))
+	}
+	if slices.ContainsFunc(s.ImagePullSecrets, func(r corev1.LocalObjectReference) bool { return r.Name == "" }) {
+		errs = append(errs, field.Invalid(p, "", "every spec.imagePullSecrets entry needs a name"))
+	}
+	if m := s.PodMetadata; m != nil {
+		errs = append(errs, labelsErrors(spec.Child("podMetadata", "labels"), m.Labels)...)
+		errs = append(errs, annotationsErrors(spec.Child("podMetadata", "annotations"), m.Annotations)...)
+	}
+	errs = append(errs, annotationsErrors(spec.Child("service", "annotations"), s.Service.Annotations)...)
+	mon := spec.Child("monitoring")
+	if iv := s.Monitoring.Interval; iv != "" {
+		errs = append(errs, maxLength(mon.Child("interval"), iv, maxIntervalLength)...)
+		if !promDuration.MatchString(iv) {
+			errs = append(errs, field.Invalid(mon.Child("interval"), iv, "must be a Prometheus duration such as 30s or 1m"))
+		}
+	}
+	errs = append(errs, labelsErrors(mon.Child("labels"), s.Monitoring.Labels)...)
+	if u := s.Monitoring.RunbookBaseURL; u != "" {
+		p := mon.Child("runbookBaseURL")
+		errs = append(errs, maxLength(p, u, maxRunbookURLLength)...)
+		// CEL's isURL is Go's url.ParseRequestURI (k8s.io/apiserver/pkg/cel/library).
+		if parsed, err := url.ParseRequestURI(u); err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || strings.Contains(u, "#") {
+			errs = append(errs, field.Invalid(p, u, "spec.monitoring.runbookBaseURL must be an absolute http or https URL without a fragment"))
+		}
+	}
+	return errs
+}
+
+// labelsErrors checks labels added to an object (at p): at most maxAddedKeys, none of
+// ReservedLabels.
+func labelsErrors(p *field.Path, labels map[string]string) field.ErrorList {
+	var errs field.ErrorList
+	if n := len(labels); n > maxAddedKeys {
+		errs = append(errs, field.TooMany(p, n, maxAddedKeys))
+	}
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		if slices.Contains(ReservedLabels, k) {
+			errs = append(errs, field.Invalid(p, k, "the labels app.kubernetes.io/name, instance, managed-by, component and part-of are the operator's"))
+			break
+		}
+	}
+	return errs
+}
+
+// annotationsErrors checks annotations added to an object (at p): at most maxAddedKeys, none
+// under ReservedAnnotationPrefix.
+func annotationsErrors(p *field.Path, annotations map[string]string) field.ErrorList {
+	var errs field.ErrorList
+	if n := len(annotations); n > maxAddedKeys {
+		errs = append(errs, field.TooMany(p, n, maxAddedKeys))
+	}
+	for _, k := range slices.Sorted(maps.Keys(annotations)) {
+		if strings.HasPrefix(k, ReservedAnnotationPrefix) {
+			errs = append(errs, field.Invalid(p, k, "annotations under cache.example.com/ are the operator's"))
+			break
+		}
+	}
+	return errs
+}
+
+// ValidateMetadata returns why the labels and annotations the spec adds cannot be applied, or
+// nil: each key and value in the syntax of Kubernetes object metadata (apimachinery's own
+// validation, which the API server applies to the objects the operator builds; the CRD cannot
+// express it). Only the operator refuses these, naming the field: the API server would refuse
+// the Deployment instead.
+func (mc *Memcached) ValidateMetadata() error {
+	spec := field.NewPath("spec")
+	var errs field.ErrorList
+	if m := mc.Spec.PodMetadata; m != nil {
+		errs = append(errs, metav1validation.ValidateLabels(m.Labels, spec.Child("podMetadata", "labels"))...)
+		errs = append(errs, apivalidation.ValidateAnnotations(m.Annotations, spec.Child("podMetadata", "annotations"))...)
+	}
+	errs = append(errs, apivalidation.ValidateAnnotations(mc.Spec.Service.Annotations, spec.Child("service", "annotations"))...)
+	errs = append(errs, metav1validation.ValidateLabels(mc.Spec.Monitoring.Labels, spec.Child("monitoring", "labels"))...)
+	return errs.ToAggregate()
 }
 
 // serverIdentityErrors checks spec.serverIdentity: one of its values, and Stable only with the
@@ -327,27 +437,42 @@ func ValidateImageReference(p *field.Path, img string) field.ErrorList {
 	return errs
 }
 
-// ValidateResources returns why spec.resources cannot be applied, or nil. It checks what the CRD
-// schema cannot: no claims (see below), no request may exceed its limit, and a memory limit must
-// be larger than spec.memcached.maxMemoryMB (a CEL rule parsing the limit exceeds the API server's
-// cost budget because the core ResourceRequirements type has no length bounds).
-func (mc *Memcached) ValidateResources() error {
-	if mc.Spec.Resources == nil {
+// containerResourcesError returns why r, a container's resources at path p, cannot be applied,
+// or nil.
+func containerResourcesError(p string, r *corev1.ResourceRequirements) error {
+	if r == nil {
 		return nil
 	}
 	// A container's resources.claims must name entries of the pod's spec.resourceClaims, which the
 	// operator never writes: an API server with DynamicResourceAllocation (on by default from
 	// Kubernetes 1.34) refuses such a Deployment, one without it drops the claims.
-	if len(mc.Spec.Resources.Claims) > 0 {
-		return fmt.Errorf("spec.resources.claims is not supported: the memcached pods have no resourceClaims for it to name")
+	if len(r.Claims) > 0 {
+		return fmt.Errorf("%s.claims is not supported: the memcached pods have no resourceClaims for it to name", p)
 	}
 	// The API server checks this only when it validates the Deployment, which would make every
 	// reconcile fail: report it as the spec problem it is.
-	for _, name := range slices.Sorted(maps.Keys(mc.Spec.Resources.Requests)) {
-		req := mc.Spec.Resources.Requests[name]
-		if limit, ok := mc.Spec.Resources.Limits[name]; ok && req.Cmp(limit) > 0 {
-			return fmt.Errorf("spec.resources.requests.%s (%s) must not exceed spec.resources.limits.%s (%s)", name, req.String(), name, limit.String())
+	for _, name := range slices.Sorted(maps.Keys(r.Requests)) {
+		req := r.Requests[name]
+		if limit, ok := r.Limits[name]; ok && req.Cmp(limit) > 0 {
+			return fmt.Errorf("%s.requests.%s (%s) must not exceed %s.limits.%s (%s)", p, name, req.String(), p, name, limit.String())
 		}
+	}
+	return nil
+}
+
+// ValidateResources returns why spec.resources or spec.monitoring.resources cannot be applied, or
+// nil. It checks what the CRD schema cannot: no claims (see below), no request may exceed its limit, and a memory limit must
+// be larger than spec.memcached.maxMemoryMB (a CEL rule parsing the limit exceeds the API server's
+// cost budget because the core ResourceRequirements type has no length bounds).
+func (mc *Memcached) ValidateResources() error {
+	if err := containerResourcesError("spec.monitoring.resources", mc.Spec.Monitoring.Resources); err != nil {
+		return err
+	}
+	if mc.Spec.Resources == nil {
+		return nil
+	}
+	if err := containerResourcesError("spec.resources", mc.Spec.Resources); err != nil {
+		return err
 	}
 	limit, ok := mc.Spec.Resources.Limits[corev1.ResourceMemory]
 	if !ok {

@@ -155,6 +155,9 @@ func Object[T client.Object](ctx context.Context, c client.Client, reader client
 	o.Update(o.Live, o.Desired)
 	merge := client.MergeFrom(base)
 	data, err := merge.Data(o.Live)
+	if err == nil {
+		data, err = removeKeysNotMaps(data, base)
+	}
 	if err != nil {
 		return o.Live, Unchanged, fmt.Errorf("failed to patch %s %s: %w", o.Kind, key, err)
 	}
@@ -295,4 +298,55 @@ func NotControlled(live client.Object, mc *cachev1alpha1.Memcached, kind string)
 	default:
 		return &ConflictError{Kind: kind, Name: live.GetName()}
 	}
+}
+
+// removeKeysNotMaps rewrites the merge patch data computed from base so that a labels or
+// annotations map the update emptied removes the keys base had one by one instead of the whole
+// map: a JSON merge patch's null for the map would also remove the keys the cached base does not
+// hold (the manager's cache keeps only the operator's own labels and annotations, and those the
+// spec added), which others put there (kubectl rollout restart's annotation, a controller's). A
+// patch with no such null is returned as it is.
+func removeKeysNotMaps(data []byte, base client.Object) ([]byte, error) {
+	var patch map[string]any
+	if err := json.Unmarshal(data, &patch); err != nil {
+		return nil, fmt.Errorf("failed to read the patch: %w", err)
+	}
+	b, err := json.Marshal(base)
+	if err != nil {
+		return nil, fmt.Errorf("failed to encode the object: %w", err)
+	}
+	var was map[string]any
+	if err := json.Unmarshal(b, &was); err != nil {
+		return nil, fmt.Errorf("failed to decode the object: %w", err)
+	}
+	if !nullMapsToKeys(patch, was) {
+		return data, nil
+	}
+	return json.Marshal(patch)
+}
+
+// nullMapsToKeys replaces, in patch and the objects it nests, a null "labels" or "annotations" by
+// a null for each key of that map in was (the same place in the base object), and reports whether
+// it replaced any.
+func nullMapsToKeys(patch, was map[string]any) bool {
+	changed := false
+	for k, v := range patch {
+		old, ok := was[k].(map[string]any)
+		if !ok {
+			continue
+		}
+		switch v := v.(type) {
+		case nil:
+			if k == "labels" || k == "annotations" {
+				keys := make(map[string]any, len(old))
+				for key := range old {
+					keys[key] = nil
+				}
+				patch[k], changed = keys, true
+			}
+		case map[string]any:
+			changed = nullMapsToKeys(v, old) || changed
+		}
+	}
+	return changed
 }

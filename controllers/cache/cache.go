@@ -142,15 +142,23 @@ func internLabels(l map[string]string) map[string]string {
 }
 
 // trimOwned drops from the metadata of an owned object what no drift check, ownership check or
-// patch reads: managed fields, annotations, and the labels that are not the operator's own
-// (labelsContain reads only those; the merge patch of a drift correction writes only changed keys,
-// so labels others added stay on the server). Name, namespace, UID (the delete precondition),
+// patch reads: managed fields, and the labels and annotations that are neither the operator's own
+// nor added by the spec (keepOwnAndAdded; the merge patch of a drift correction writes only
+// changed keys, so what others added stays on the server). Name, namespace, UID (the delete precondition),
 // resourceVersion, generation, owner references (the conflict check) and the deletion timestamp
 // are kept.
 func trimOwned(m *metav1.ObjectMeta) {
 	m.ManagedFields = nil
-	m.Annotations = nil
-	m.Labels = keepLabels(m.Labels, ownLabels)
+	m.Labels, m.Annotations = keepOwnAndAdded(m.Labels, m.Annotations, nil)
+}
+
+// keepOwnAndAdded returns of labels and annotations the operator's own labels (ownLabels), the
+// annotations of ownAnnotations, and what the spec added (the keys the object's
+// resources.AddedMetadataAnnotation records, and that record): resources' addedMatches compares
+// them and its merge patch removes a key dropped from the spec only if the cached object has it.
+func keepOwnAndAdded(labels, annotations map[string]string, ownAnnotations []string) (map[string]string, map[string]string) {
+	addedLabels, addedAnnotations := resources.AddedKeys(annotations)
+	return keepLabels(labels, slices.Concat(ownLabels, addedLabels)), keepLabels(annotations, slices.Concat(ownAnnotations, addedAnnotations))
 }
 
 // cachedSpecAnnotation is the annotation under which the manager's cache holds a Deployment's
@@ -175,8 +183,8 @@ func encoded(d *appsv1.Deployment) bool {
 
 // trimDeployment is the cache transform of Deployments. Kept: the metadata of trimOwned; its labels
 // and its spec held encoded under cachedSpecAnnotation (read them with RestoreDeployment), but of
-// the pod template's annotations only resources.SecretHashAnnotation
-// (resources.DeploymentNeedsUpdate compares the spec field by field, and resources.UpdateDeployment
+// the pod template's labels and annotations only the operator's own and the spec's
+// (keepOwnAndAdded, with resources.SecretHashAnnotation) (resources.DeploymentNeedsUpdate compares the spec field by field, and resources.UpdateDeployment
 // replaces the whole pod spec, so a field it does not compare must still be known to be cleared by
 // the patch); spec.replicas also decoded (status.ComputeStatus reads it); the status counts and
 // observedGeneration, and of the conditions only a ReplicaFailure=True or Progressing=False one
@@ -192,8 +200,7 @@ func trimDeployment(obj any) (any, error) {
 	}
 	trimOwned(&d.ObjectMeta)
 	t := &d.Spec.Template
-	t.Labels = keepLabels(t.Labels, ownLabels)
-	t.Annotations = keepLabels(t.Annotations, []string{resources.SecretHashAnnotation})
+	t.Labels, t.Annotations = keepOwnAndAdded(t.Labels, t.Annotations, []string{resources.SecretHashAnnotation})
 	held := appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Labels: d.Labels}, Spec: d.Spec}
 	b, err := held.Marshal()
 	if err != nil {
@@ -248,8 +255,7 @@ func trimStatefulSet(obj any) (any, error) {
 	}
 	trimOwned(&s.ObjectMeta)
 	t := &s.Spec.Template
-	t.Labels = keepLabels(t.Labels, ownLabels)
-	t.Annotations = keepLabels(t.Annotations, []string{resources.SecretHashAnnotation})
+	t.Labels, t.Annotations = keepOwnAndAdded(t.Labels, t.Annotations, []string{resources.SecretHashAnnotation})
 	s.Status = appsv1.StatefulSetStatus{
 		ObservedGeneration: s.Status.ObservedGeneration,
 		Replicas:           s.Status.Replicas,

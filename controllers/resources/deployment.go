@@ -230,9 +230,15 @@ func DesiredDeployment(mc *cachev1alpha1.Memcached, opts Options) *appsv1.Deploy
 // podTemplate is the pod template of mc's servers, the same in the Deployment and the StatefulSet
 // (DesiredDeployment says what it holds).
 func podTemplate(mc *cachev1alpha1.Memcached, opts Options) corev1.PodTemplateSpec {
+	var podAdded added
+	if m := mc.Spec.PodMetadata; m != nil {
+		podAdded = added{labels: m.Labels, annotations: m.Annotations}
+	}
+	labels, annotations := withAdded(ObjectLabels(mc), nil, podAdded)
 	return corev1.PodTemplateSpec{
-		ObjectMeta: metav1.ObjectMeta{Labels: ObjectLabels(mc)},
+		ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: annotations},
 		Spec: corev1.PodSpec{
+			ImagePullSecrets:             slices.Clone(mc.Spec.ImagePullSecrets),
 			AutomountServiceAccountToken: ptr.To(false),
 			EnableServiceLinks:           ptr.To(false),
 			SecurityContext:              podSecurityContext(mc, opts),
@@ -291,7 +297,7 @@ func DeploymentNeedsUpdate(live, desired *appsv1.Deployment) bool {
 // templateMatches reports whether the live pod template has every field of desired's that the
 // operator owns (DeploymentNeedsUpdate's comparison of the template).
 func templateMatches(live, desired *corev1.PodTemplateSpec) bool {
-	return labelsContain(live.Labels, desired.Labels) &&
+	return addedMatches(live.Labels, live.Annotations, desired.Labels, desired.Annotations) &&
 		!secretHashNeedsUpdate(live, desired) &&
 		!podSpecNeedsUpdate(&live.Spec, &desired.Spec)
 }
@@ -304,6 +310,7 @@ func podSpecNeedsUpdate(live, desired *corev1.PodSpec) bool {
 		!equality.Semantic.DeepEqual(live.Affinity, desired.Affinity) ||
 		!equality.Semantic.DeepEqual(live.TopologySpreadConstraints, desired.TopologySpreadConstraints) ||
 		live.PriorityClassName != desired.PriorityClassName ||
+		!equality.Semantic.DeepEqual(live.ImagePullSecrets, desired.ImagePullSecrets) ||
 		!ptr.Equal(live.TerminationGracePeriodSeconds, desired.TerminationGracePeriodSeconds) ||
 		!equality.Semantic.DeepDerivative(desired.SecurityContext, live.SecurityContext) ||
 		!ptr.Equal(live.AutomountServiceAccountToken, desired.AutomountServiceAccountToken) ||
@@ -355,13 +362,14 @@ func fsGroup(p *corev1.PodSpec) *int64 {
 
 // UpdateDeployment copies the fields the operator owns from desired into live. The selector is
 // immutable and never touched; labels and template annotations that others added are kept (of
-// the template's annotations the operator owns only SecretHashAnnotation).
+// the template's annotations the operator owns SecretHashAnnotation, and those of
+// spec.podMetadata with their record, AddedMetadataAnnotation).
 func UpdateDeployment(live, desired *appsv1.Deployment) {
 	live.Labels = MergeLabels(live.Labels, desired.Labels)
 	live.Spec.Replicas = desired.Spec.Replicas
 	live.Spec.MinReadySeconds = desired.Spec.MinReadySeconds
 	live.Spec.Strategy = desired.Spec.Strategy
-	live.Spec.Template.Labels = MergeLabels(live.Spec.Template.Labels, desired.Spec.Template.Labels)
+	updateAdded(&live.Spec.Template.Labels, &live.Spec.Template.Annotations, desired.Spec.Template.Labels, desired.Spec.Template.Annotations)
 	updateSecretHash(&live.Spec.Template, &desired.Spec.Template)
 	live.Spec.Template.Spec = desired.Spec.Template.Spec
 }

@@ -107,13 +107,11 @@ func exporterAddress(mc *cachev1alpha1.Memcached, opts Options) string {
 // context as memcached (the pod's uid 11211, read-only root, no capabilities); the image's
 // ENTRYPOINT is the exporter (/bin/memcached_exporter in the public image), so only Args are set.
 // Its liveness probe is a TCP check of the metrics port; it has no readiness probe, so a slow
-// exporter never takes a memcached server out of the Service. Requests 10m CPU and 32Mi, limit
-// 64Mi of memory (the exporter uses about 15 MiB).
+// exporter never takes a memcached server out of the Service. Its resources are exporterResources.
 func exporterContainers(mc *cachev1alpha1.Memcached, opts Options) []corev1.Container {
 	if !MonitoringEnabled(mc) {
 		return nil
 	}
-	mem := resource.MustParse("32Mi")
 	return []corev1.Container{{
 		Name:  ExporterContainerName,
 		Image: exporterImage(mc, opts),
@@ -126,10 +124,7 @@ func exporterContainers(mc *cachev1alpha1.Memcached, opts Options) []corev1.Cont
 			ContainerPort: cachev1alpha1.ExporterPort,
 			Protocol:      corev1.ProtocolTCP,
 		}},
-		Resources: corev1.ResourceRequirements{
-			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: mem},
-			Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi")},
-		},
+		Resources: exporterResources(mc),
 		LivenessProbe: &corev1.Probe{
 			ProbeHandler: corev1.ProbeHandler{
 				TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromString(metricsPortName)},
@@ -142,4 +137,16 @@ func exporterContainers(mc *cachev1alpha1.Memcached, opts Options) []corev1.Cont
 		},
 		SecurityContext: restrictedContainerSecurityContext(),
 	}}
+}
+
+// exporterResources are the exporter container's resources: spec.monitoring.resources (copied),
+// else 10m CPU and 32Mi of memory requested, a 64Mi memory limit (the exporter uses about 15 MiB).
+func exporterResources(mc *cachev1alpha1.Memcached) corev1.ResourceRequirements {
+	if r := mc.Spec.Monitoring.Resources; r != nil {
+		return *r.DeepCopy()
+	}
+	return corev1.ResourceRequirements{
+		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: resource.MustParse("32Mi")},
+		Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi")},
+	}
 }

@@ -55,7 +55,7 @@ var fieldVersions = tableOf(
 		"spec.strategy.type", "spec.strategy.rollingUpdate.maxSurge", "spec.strategy.rollingUpdate.maxUnavailable",
 		"spec.template.metadata.annotations", "spec.template.metadata.labels"),
 	at("1.9", "apps/v1", podSpec,
-		"automountServiceAccountToken", "nodeSelector", "terminationGracePeriodSeconds",
+		"automountServiceAccountToken", "imagePullSecrets[].name", "nodeSelector", "terminationGracePeriodSeconds",
 		"securityContext.fsGroup", "securityContext.runAsNonRoot", "securityContext.runAsUser",
 		"volumes[].name", "volumes[].projected.defaultMode", "volumes[].projected.sources[].secret.name",
 		"volumes[].projected.sources[].secret.items[].key", "volumes[].projected.sources[].secret.items[].path",
@@ -103,7 +103,7 @@ var fieldVersions = tableOf(
 		"matchLabelKeys[]"),
 
 	at("1.0", "core/v1", "Service ",
-		"metadata.labels", "metadata.name", "metadata.namespace", "spec.clusterIP", "spec.selector",
+		"metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace", "spec.clusterIP", "spec.selector",
 		"spec.ports[].name", "spec.ports[].port", "spec.ports[].protocol", "spec.ports[].targetPort"),
 
 	at("1.21", "policy/v1", "PodDisruptionBudget ",
@@ -119,10 +119,10 @@ var fieldVersions = tableOf(
 		"spec.policyTypes[]", "spec.ingress[].from[].ipBlock.cidr", "spec.ingress[].from[].ipBlock.except[]"),
 
 	at("", "monitoring.coreos.com/v1", "ServiceMonitor ",
-		"metadata.labels", "metadata.name", "metadata.namespace",
-		"spec.selector.matchLabels", "spec.endpoints[].path", "spec.endpoints[].port"),
+		"metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace",
+		"spec.selector.matchLabels", "spec.endpoints[].interval", "spec.endpoints[].path", "spec.endpoints[].port"),
 	at("", "monitoring.coreos.com/v1", "PrometheusRule ",
-		"metadata.labels", "metadata.name", "metadata.namespace", "spec.groups[].name",
+		"metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace", "spec.groups[].name",
 		"spec.groups[].rules[].alert", "spec.groups[].rules[].annotations", "spec.groups[].rules[].expr",
 		"spec.groups[].rules[].for", "spec.groups[].rules[].labels"),
 )

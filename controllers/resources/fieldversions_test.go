@@ -61,6 +61,14 @@ func fieldSpecs() map[string]struct {
 		opts Options
 	}{
 		"defaults": {mc: fixture.Defaulted("a"), opts: opts},
+		"added metadata, monitoring tuned": {mc: fixture.Defaulted("a", func(mc *cachev1alpha1.Memcached) {
+			mc.Spec.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "registry"}}
+			mc.Spec.PodMetadata = &cachev1alpha1.ObjectMetadata{Labels: map[string]string{"team": "a"}, Annotations: map[string]string{"mesh": "on"}}
+			mc.Spec.Service.Annotations = map[string]string{"dns": "cache"}
+			mc.Spec.Monitoring = cachev1alpha1.MonitoringSpec{Enabled: ptr.To(true), Interval: "30s", Labels: map[string]string{"release": "kps"},
+				RunbookBaseURL: "https://wiki.example.com/memcached",
+				Resources:      &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("128Mi")}}}
+		}), opts: opts},
 		"tuned, scheduled, graceful shutdown": {mc: fixture.Defaulted("a", fixture.Tuned, func(mc *cachev1alpha1.Memcached) {
 			mc.Spec.Image = "registry.example.com/memcached:1.6.39"
 			mc.Spec.AntiAffinityPreset = cachev1alpha1.AntiAffinityHard

@@ -77,6 +77,15 @@ var instanceAlerts = []instanceAlert{
 	},
 }
 
+// runbookBase is where mc's alerts' runbooks live: spec.monitoring.runbookBaseURL, else
+// RunbookBaseURL.
+func runbookBase(mc *cachev1alpha1.Memcached) string {
+	if u := mc.Spec.Monitoring.RunbookBaseURL; u != "" {
+		return u
+	}
+	return RunbookBaseURL
+}
+
 // instanceMatchers are the label matchers of mc's exporter series as a Prometheus run by the
 // Prometheus Operator labels them from desiredServiceMonitor: the namespace, and the Service
 // (named like mc) the targets were found through.
@@ -86,8 +95,9 @@ func instanceMatchers(mc *cachev1alpha1.Memcached) string {
 
 // DesiredPrometheusRule builds the PrometheusRule named like mc holding instanceAlerts for mc's
 // servers (one group, "memcached.rules"), each scoped to mc by instanceMatchers and carrying a
-// runbook_url. Like the ServiceMonitor it is labelled like mc's other objects, so a Prometheus'
-// ruleSelector can pick it.
+// runbook_url (under spec.monitoring.runbookBaseURL when set). Like the ServiceMonitor it is
+// labelled like mc's other objects plus spec.monitoring.labels, so a Prometheus' ruleSelector can
+// pick it.
 func DesiredPrometheusRule(mc *cachev1alpha1.Memcached) *monitoringv1.PrometheusRule {
 	matchers := instanceMatchers(mc)
 	rules := make([]monitoringv1.Rule, 0, len(instanceAlerts))
@@ -101,15 +111,17 @@ func DesiredPrometheusRule(mc *cachev1alpha1.Memcached) *monitoringv1.Prometheus
 			Annotations: map[string]string{
 				"summary":     a.summary,
 				"description": a.description,
-				"runbook_url": RunbookBaseURL + "#" + strings.ToLower(a.name),
+				"runbook_url": runbookBase(mc) + "#" + strings.ToLower(a.name),
 			},
 		})
 	}
+	labels, annotations := withAdded(ObjectLabels(mc), nil, added{labels: mc.Spec.Monitoring.Labels})
 	return &monitoringv1.PrometheusRule{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:      DeploymentName(mc),
-			Namespace: mc.Namespace,
-			Labels:    ObjectLabels(mc),
+			Name:        DeploymentName(mc),
+			Namespace:   mc.Namespace,
+			Labels:      labels,
+			Annotations: annotations,
 		},
 		Spec: monitoringv1.PrometheusRuleSpec{Groups: []monitoringv1.RuleGroup{{Name: "memcached.rules", Rules: rules}}},
 	}
@@ -118,11 +130,11 @@ func DesiredPrometheusRule(mc *cachev1alpha1.Memcached) *monitoringv1.Prometheus
 // prometheusRuleNeedsUpdate reports whether live differs from desired in what the operator owns:
 // our labels and the rule groups (exactly: a rule someone added or edited is drift).
 func prometheusRuleNeedsUpdate(live, desired *monitoringv1.PrometheusRule) bool {
-	return !labelsContain(live.Labels, desired.Labels) || !equality.Semantic.DeepEqual(live.Spec.Groups, desired.Spec.Groups)
+	return !addedMatches(live.Labels, live.Annotations, desired.Labels, desired.Annotations) || !equality.Semantic.DeepEqual(live.Spec.Groups, desired.Spec.Groups)
 }
 
 // updatePrometheusRule copies the fields the operator owns from desired into live.
 func updatePrometheusRule(live, desired *monitoringv1.PrometheusRule) {
-	live.Labels = MergeLabels(live.Labels, desired.Labels)
+	updateAdded(&live.Labels, &live.Annotations, desired.Labels, desired.Annotations)
 	live.Spec.Groups = desired.Spec.Groups
 }

@@ -32,13 +32,16 @@ func serviceEnabled(mc *cachev1alpha1.Memcached) bool {
 
 // DesiredService builds the headless Service (clusterIP None) named like mc that publishes its
 // memcached pods on port 11211 for client discovery by DNS, and the exporters on port 9150
-// ("metrics") when monitoring is on. Not-ready pods are not published.
+// ("metrics") when monitoring is on. Not-ready pods are not published. It carries
+// spec.service.annotations.
 func DesiredService(mc *cachev1alpha1.Memcached) *corev1.Service {
+	labels, annotations := withAdded(ObjectLabels(mc), nil, added{annotations: mc.Spec.Service.Annotations})
 	return &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:      DeploymentName(mc),
-			Namespace: mc.Namespace,
-			Labels:    ObjectLabels(mc),
+			Name:        DeploymentName(mc),
+			Namespace:   mc.Namespace,
+			Labels:      labels,
+			Annotations: annotations,
 		},
 		Spec: corev1.ServiceSpec{
 			ClusterIP: corev1.ClusterIPNone,
@@ -54,9 +57,10 @@ func DesiredService(mc *cachev1alpha1.Memcached) *corev1.Service {
 }
 
 // ServiceNeedsUpdate reports whether live differs from desired in what the operator owns: our
-// labels, the selector and the ports (clusterIP None is immutable).
+// labels, the annotations of spec.service.annotations, the selector and the ports (clusterIP None
+// is immutable).
 func ServiceNeedsUpdate(live, desired *corev1.Service) bool {
-	return !labelsContain(live.Labels, desired.Labels) ||
+	return !addedMatches(live.Labels, live.Annotations, desired.Labels, desired.Annotations) ||
 		!equality.Semantic.DeepEqual(live.Spec.Selector, desired.Spec.Selector) ||
 		len(live.Spec.Ports) != len(desired.Spec.Ports) ||
 		!equality.Semantic.DeepDerivative(desired.Spec.Ports, live.Spec.Ports)
@@ -64,7 +68,7 @@ func ServiceNeedsUpdate(live, desired *corev1.Service) bool {
 
 // UpdateService copies the fields the operator owns from desired into live.
 func UpdateService(live, desired *corev1.Service) {
-	live.Labels = MergeLabels(live.Labels, desired.Labels)
+	updateAdded(&live.Labels, &live.Annotations, desired.Labels, desired.Annotations)
 	live.Spec.Selector = desired.Spec.Selector
 	live.Spec.Ports = desired.Spec.Ports
 }

@@ -32,20 +32,25 @@ import (
 // desiredServiceMonitor builds the ServiceMonitor named like mc that makes a Prometheus (one run
 // by the Prometheus Operator whose serviceMonitorSelector matches its labels) scrape the
 // exporters through the headless Service: it selects the Service by the instance's selector labels
-// (the Service carries ObjectLabels) and scrapes its "metrics" port at /metrics over HTTP, with
-// Prometheus's global scrape interval. The job label is the Service name.
+// (the Service carries ObjectLabels) and scrapes its "metrics" port at /metrics over HTTP, every
+// spec.monitoring.interval (when empty, the Prometheus' own interval). It carries
+// spec.monitoring.labels, which a Prometheus' serviceMonitorSelector may need. The
+// job label is the Service name.
 func desiredServiceMonitor(mc *cachev1alpha1.Memcached) *monitoringv1.ServiceMonitor {
+	labels, annotations := withAdded(ObjectLabels(mc), nil, added{labels: mc.Spec.Monitoring.Labels})
 	return &monitoringv1.ServiceMonitor{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:      DeploymentName(mc),
-			Namespace: mc.Namespace,
-			Labels:    ObjectLabels(mc),
+			Name:        DeploymentName(mc),
+			Namespace:   mc.Namespace,
+			Labels:      labels,
+			Annotations: annotations,
 		},
 		Spec: monitoringv1.ServiceMonitorSpec{
 			Selector: metav1.LabelSelector{MatchLabels: selectorLabels(mc)},
 			Endpoints: []monitoringv1.Endpoint{{
-				Port: metricsPortName,
-				Path: "/metrics",
+				Port:     metricsPortName,
+				Path:     "/metrics",
+				Interval: monitoringv1.Duration(mc.Spec.Monitoring.Interval),
 			}},
 		},
 	}
@@ -55,7 +60,7 @@ func desiredServiceMonitor(mc *cachev1alpha1.Memcached) *monitoringv1.ServiceMon
 // our labels, the selector, the namespace selector and the endpoints (exactly: an endpoint field
 // someone added, such as a TLS config or a relabeling, is drift).
 func serviceMonitorNeedsUpdate(live, desired *monitoringv1.ServiceMonitor) bool {
-	return !labelsContain(live.Labels, desired.Labels) ||
+	return !addedMatches(live.Labels, live.Annotations, desired.Labels, desired.Annotations) ||
 		!equality.Semantic.DeepEqual(live.Spec.Selector, desired.Spec.Selector) ||
 		!equality.Semantic.DeepEqual(live.Spec.NamespaceSelector, desired.Spec.NamespaceSelector) ||
 		!equality.Semantic.DeepEqual(live.Spec.Endpoints, desired.Spec.Endpoints)
@@ -63,7 +68,7 @@ func serviceMonitorNeedsUpdate(live, desired *monitoringv1.ServiceMonitor) bool 
 
 // updateServiceMonitor copies the fields the operator owns from desired into live.
 func updateServiceMonitor(live, desired *monitoringv1.ServiceMonitor) {
-	live.Labels = MergeLabels(live.Labels, desired.Labels)
+	updateAdded(&live.Labels, &live.Annotations, desired.Labels, desired.Annotations)
 	live.Spec.Selector = desired.Spec.Selector
 	live.Spec.NamespaceSelector = desired.Spec.NamespaceSelector
 	live.Spec.Endpoints = desired.Spec.Endpoints

@@ -88,7 +88,7 @@ func UpdateStatefulSet(live, desired *appsv1.StatefulSet) {
 	live.Spec.Replicas = desired.Spec.Replicas
 	live.Spec.MinReadySeconds = desired.Spec.MinReadySeconds
 	live.Spec.UpdateStrategy = desired.Spec.UpdateStrategy
-	live.Spec.Template.Labels = MergeLabels(live.Spec.Template.Labels, desired.Spec.Template.Labels)
+	updateAdded(&live.Spec.Template.Labels, &live.Spec.Template.Annotations, desired.Spec.Template.Labels, desired.Spec.Template.Annotations)
 	updateSecretHash(&live.Spec.Template, &desired.Spec.Template)
 	live.Spec.Template.Spec = desired.Spec.Template.Spec
 }
