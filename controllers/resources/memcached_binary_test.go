@@ -156,6 +156,22 @@ func (p *memcachedProcess) Stderr() string {
 // that it exited first (as it does on a malformed -Y file) or did not listen within 5s.
 func startMemcached(t *testing.T, bin string, args []string) (*memcachedProcess, error) {
 	t.Helper()
+	// A port freePort found free may be taken before memcached binds it (by any process of the
+	// machine): that start fails on its bind, and another port is tried. Any other exit is the
+	// answer.
+	for range 3 {
+		p, err := startMemcachedOnce(t, bin, args)
+		if err == nil || !strings.Contains(err.Error(), "Address already in use") {
+			return p, err
+		}
+		t.Logf("retrying on another port: %v", err)
+	}
+	return startMemcachedOnce(t, bin, args)
+}
+
+// startMemcachedOnce is one try of startMemcached, on a port freePort chooses.
+func startMemcachedOnce(t *testing.T, bin string, args []string) (*memcachedProcess, error) {
+	t.Helper()
 	port := freePort(t)
 	args = slices.Clone(args)
 	everyAddress := "*:" + strconv.Itoa(cachev1alpha1.DefaultPort)
@@ -197,9 +213,11 @@ func startMemcached(t *testing.T, bin string, args []string) (*memcachedProcess,
 			return nil, fmt.Errorf("memcached %q exited (%v): %s", args, err, p.Stderr())
 		default:
 		}
-		c, err := net.DialTimeout("tcp", p.addr, time.Second)
+		// The port was free when freePort chose it, but any process of the machine (another test
+		// package's API server, say) may bind it before memcached does: then memcached exits and a
+		// dial would reach that process. So the listening socket must be memcached's own.
+		err := listensOn(p.pid, port)
 		if err == nil {
-			c.Close()
 			return p, nil
 		}
 		if time.Now().After(deadline) {
@@ -207,6 +225,36 @@ func startMemcached(t *testing.T, bin string, args []string) (*memcachedProcess,
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// listensOn returns nil when process pid holds a TCP socket listening on port, else why not. It
+// reads Linux's /proc (the socket inodes of the process's descriptors, and /proc/net/tcp for the
+// listening sockets of this network namespace): no library of the project reads sockets by
+// process, and net.Dial cannot tell which process accepted.
+func listensOn(pid, port int) error {
+	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	if err != nil {
+		return err
+	}
+	inodes := map[string]bool{}
+	for _, fd := range fds {
+		if link, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name())); err == nil && strings.HasPrefix(link, "socket:[") {
+			inodes[strings.TrimSuffix(strings.TrimPrefix(link, "socket:["), "]")] = true
+		}
+	}
+	table, err := os.ReadFile("/proc/net/tcp")
+	if err != nil {
+		return err
+	}
+	suffix := fmt.Sprintf(":%04X", port)
+	for _, line := range strings.Split(string(table), "\n")[1:] {
+		// sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
+		f := strings.Fields(line)
+		if len(f) > 9 && strings.HasSuffix(f[1], suffix) && f[3] == "0A" && inodes[f[9]] {
+			return nil
+		}
+	}
+	return fmt.Errorf("process %d does not listen on port %d", pid, port)
 }
 
 // statsSettings dials addr until it answers (or the deadline passes) and returns `stats settings`.
