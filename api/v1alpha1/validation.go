@@ -173,31 +173,28 @@ func addedMetadataErrors(spec *field.Path, s *MemcachedSpec) field.ErrorList {
 // labelsErrors checks labels added to an object (at p): at most maxAddedKeys, none of
 // ReservedLabels.
 func labelsErrors(p *field.Path, labels map[string]string) field.ErrorList {
-	var errs field.ErrorList
-	if n := len(labels); n > maxAddedKeys {
-		errs = append(errs, field.TooMany(p, n, maxAddedKeys))
-	}
-	for _, k := range slices.Sorted(maps.Keys(labels)) {
-		if slices.Contains(ReservedLabels, k) {
-			errs = append(errs, field.Invalid(p, k, "the labels app.kubernetes.io/name, instance, managed-by, component and part-of are the operator's"))
-			break
-		}
-	}
-	return errs
+	return addedKeysErrors(p, labels, func(k string) bool { return slices.Contains(ReservedLabels, k) },
+		"the labels app.kubernetes.io/name, instance, managed-by, component and part-of are the operator's")
 }
 
 // annotationsErrors checks annotations added to an object (at p): at most maxAddedKeys, none
 // under ReservedAnnotationPrefix.
 func annotationsErrors(p *field.Path, annotations map[string]string) field.ErrorList {
+	return addedKeysErrors(p, annotations, func(k string) bool { return strings.HasPrefix(k, ReservedAnnotationPrefix) },
+		"annotations under cache.example.com/ are the operator's")
+}
+
+// addedKeysErrors checks a map of labels or annotations added to an object (at p): at most
+// maxAddedKeys entries (the maxProperties marker), and no key reserved says is the operator's (the
+// CEL rule, with its message; the first such key in sorted order is named).
+func addedKeysErrors(p *field.Path, m map[string]string, reserved func(string) bool, message string) field.ErrorList {
 	var errs field.ErrorList
-	if n := len(annotations); n > maxAddedKeys {
+	if n := len(m); n > maxAddedKeys {
 		errs = append(errs, field.TooMany(p, n, maxAddedKeys))
 	}
-	for _, k := range slices.Sorted(maps.Keys(annotations)) {
-		if strings.HasPrefix(k, ReservedAnnotationPrefix) {
-			errs = append(errs, field.Invalid(p, k, "annotations under cache.example.com/ are the operator's"))
-			break
-		}
+	keys := slices.Sorted(maps.Keys(m))
+	if i := slices.IndexFunc(keys, reserved); i >= 0 {
+		errs = append(errs, field.Invalid(p, keys[i], message))
 	}
 	return errs
 }
