@@ -11,6 +11,10 @@
 build: manifests generate fmt vet ## Build the manager binary into bin/manager (static, as in the image).
 	CGO_ENABLED=0 go build -o $(LOCALBIN)/manager .
 
+.PHONY: plugin
+plugin: ## Build the kubectl plugin into bin/kubectl-memcached (kubectl memcached status|report; docs/troubleshooting.md).
+	CGO_ENABLED=0 go build -o $(LOCALBIN)/kubectl-memcached ./cmd/kubectl-memcached
+
 .PHONY: run
 run: manifests generate fmt vet ## Run the operator from your host against the current KUBECONFIG (plain-HTTP metrics on loopback).
 	RELATED_IMAGE_MEMCACHED="$(MEMCACHED_IMAGE)" go run . --metrics-bind-address=127.0.0.1:8080 --metrics-secure=false --health-probe-bind-address=127.0.0.1:8081
