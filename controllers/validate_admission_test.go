@@ -237,6 +237,9 @@ var ruleCases = map[string]ruleCase{
 	"runbook base with a fragment":   {rule: ".spec.monitoring.runbookBaseURL rule#0", spec: map[string]any{"monitoring": map[string]any{"runbookBaseURL": "https://example.com/runbooks#top"}}, field: "spec.monitoring.runbookBaseURL"},
 	"runbook base of 513":            {rule: ".spec.monitoring.runbookBaseURL maxLength", spec: map[string]any{"monitoring": map[string]any{"runbookBaseURL": "https://example.com/" + strings.Repeat("r", 493)}}, field: "spec.monitoring.runbookBaseURL"},
 	"pod label not a label":          {operatorOnly: true, spec: map[string]any{"podMetadata": map[string]any{"labels": map[string]any{"team": "a b"}}}, field: "spec.podMetadata.labels"},
+	"pod annotation not a key":       {operatorOnly: true, spec: map[string]any{"podMetadata": map[string]any{"annotations": map[string]any{"a b": "x"}}}, field: "spec.podMetadata.annotations"},
+	"service annotation not a key":   {operatorOnly: true, spec: map[string]any{"service": map[string]any{"annotations": map[string]any{"-bad": "x"}}}, field: "spec.service.annotations"},
+	"monitoring label of 64":         {operatorOnly: true, spec: map[string]any{"monitoring": map[string]any{"labels": map[string]any{"release": strings.Repeat("r", 64)}}}, field: "spec.monitoring.labels"},
 }
 
 // pullSecrets is n imagePullSecrets entries.

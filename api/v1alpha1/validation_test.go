@@ -138,7 +138,10 @@ func TestValidateResources(t *testing.T) {
 	tests := map[string]struct {
 		limit, cpuRequest, cpuLimit string
 		claim                       string
-		wantErr                     string
+		// exporter: the resources are spec.monitoring.resources (no maxMemoryMB rule) instead of
+		// spec.resources.
+		exporter bool
+		wantErr  string
 	}{
 		"claims":                    {claim: "gpu", wantErr: "spec.resources.claims is not supported"},
 		"no limit":                  {},
@@ -148,6 +151,10 @@ func TestValidateResources(t *testing.T) {
 		"cpu request within limit":  {cpuRequest: "500m", cpuLimit: "1"},
 		"cpu request above limit":   {cpuRequest: "2", cpuLimit: "1", wantErr: "spec.resources.requests.cpu (2) must not exceed spec.resources.limits.cpu (1)"},
 		"request without any limit": {cpuRequest: "2"},
+		"exporter request above its limit": {exporter: true, cpuRequest: "2", cpuLimit: "1",
+			wantErr: "spec.monitoring.resources.requests.cpu (2) must not exceed spec.monitoring.resources.limits.cpu (1)"},
+		"exporter claims":         {exporter: true, claim: "gpu", wantErr: "spec.monitoring.resources.claims is not supported"},
+		"exporter memory limited": {exporter: true, limit: "32Mi"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -165,7 +172,11 @@ func TestValidateResources(t *testing.T) {
 			if tc.claim != "" {
 				r.Claims = []corev1.ResourceClaim{{Name: tc.claim}}
 			}
-			mc.Spec.Resources = r
+			if tc.exporter {
+				mc.Spec.Monitoring.Resources = r
+			} else {
+				mc.Spec.Resources = r
+			}
 			err := mc.ValidateResources()
 			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
 				t.Errorf("ValidateResources() = %v, want error containing %q", err, tc.wantErr)

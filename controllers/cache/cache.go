@@ -87,7 +87,8 @@ func ManagerOptions(namespaces []string) cache.Options {
 
 // ownLabels are the label keys the operator sets (resources.ObjectLabels) and reads back: drift
 // detection compares them, PodToMemcached and the pod selector match them.
-var ownLabels = []string{resources.LabelName, resources.LabelInstance, resources.LabelManagedBy, resources.LabelComponent, resources.LabelPartOf}
+// They are the labels the API reserves for the operator (TestObjectLabelsAreTheReservedOnes).
+var ownLabels = cachev1alpha1.ReservedLabels
 
 // constants maps the strings every cached object of the operator repeats (its label keys and
 // values, the values of enums it reads) to the same string held once in the binary, so a decoded

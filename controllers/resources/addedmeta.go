@@ -42,21 +42,16 @@ type addedKeys struct {
 type added struct{ labels, annotations map[string]string }
 
 // withAdded returns the labels and annotations of a desired object: ours, the spec's a added
-// (ours win; the API refuses the reserved keys anyway) and, when a adds anything, the record of
-// its keys.
-func withAdded(ours, ourAnnotations map[string]string, a added) (labels, annotations map[string]string) {
+// (ours win; the API refuses the reserved keys anyway), and, when a adds anything, the record of
+// its keys. The operator's own annotations (SetSecretHash's) are set on the result after.
+func withAdded(ours map[string]string, a added) (labels, annotations map[string]string) {
 	labels = MergeLabels(a.labels, ours)
-	annotations = maps.Clone(ourAnnotations)
 	if len(a.labels) == 0 && len(a.annotations) == 0 {
-		return labels, annotations
+		return labels, nil
 	}
+	annotations = maps.Clone(a.annotations)
 	if annotations == nil {
 		annotations = map[string]string{}
-	}
-	for k, v := range a.annotations {
-		if _, ours := ourAnnotations[k]; !ours {
-			annotations[k] = v
-		}
 	}
 	rec, _ := json.Marshal(addedKeys{Labels: slices.Sorted(maps.Keys(a.labels)), Annotations: slices.Sorted(maps.Keys(a.annotations))}) // a struct of strings always marshals
 	annotations[AddedMetadataAnnotation] = string(rec)

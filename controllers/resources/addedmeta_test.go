@@ -18,7 +18,10 @@ package resources
 
 import (
 	"maps"
+	"slices"
 	"testing"
+
+	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 
 	"github.com/example/memcached-operator/controllers/internal/fixture"
 )
@@ -67,14 +70,19 @@ func TestAddedMetadata(t *testing.T) {
 			wantAnnotations: ourAnnotations,
 		},
 	}
+	// build is what a builder makes: withAdded, then the operator's own annotation (SetSecretHash).
+	build := func(a added) (map[string]string, map[string]string) {
+		labels, annotations := withAdded(ours, a)
+		return labels, MergeLabels(annotations, ourAnnotations)
+	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			liveLabels, liveAnnotations := withAdded(ours, ourAnnotations, tc.was)
+			liveLabels, liveAnnotations := build(tc.was)
 			maps.Copy(liveLabels, tc.liveLabels)
 			if len(tc.liveAnnotations) > 0 {
 				maps.Copy(liveAnnotations, tc.liveAnnotations)
 			}
-			desiredLabels, desiredAnnotations := withAdded(ours, ourAnnotations, tc.now)
+			desiredLabels, desiredAnnotations := build(tc.now)
 			fixture.Expect(t, "matches before the update", addedMatches(liveLabels, liveAnnotations, desiredLabels, desiredAnnotations), tc.wantMatchBefore)
 			updateAdded(&liveLabels, &liveAnnotations, desiredLabels, desiredAnnotations)
 			fixture.Expect(t, "labels", liveLabels, tc.wantLabels)
@@ -84,6 +92,13 @@ func TestAddedMetadata(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The labels the operator puts on every object are exactly those the API refuses in
+// spec.podMetadata.labels and spec.monitoring.labels (and the manager's cache keeps).
+func TestObjectLabelsAreTheReservedOnes(t *testing.T) {
+	got := slices.Sorted(maps.Keys(ObjectLabels(fixture.Defaulted("c"))))
+	fixture.Expect(t, "ObjectLabels' keys", got, slices.Sorted(slices.Values(cachev1alpha1.ReservedLabels)))
 }
 
 // with returns a copy of m with k set to v.

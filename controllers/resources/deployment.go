@@ -234,7 +234,7 @@ func podTemplate(mc *cachev1alpha1.Memcached, opts Options) corev1.PodTemplateSp
 	if m := mc.Spec.PodMetadata; m != nil {
 		podAdded = added{labels: m.Labels, annotations: m.Annotations}
 	}
-	labels, annotations := withAdded(ObjectLabels(mc), nil, podAdded)
+	labels, annotations := withAdded(ObjectLabels(mc), podAdded)
 	return corev1.PodTemplateSpec{
 		ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: annotations},
 		Spec: corev1.PodSpec{

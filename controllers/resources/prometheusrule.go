@@ -115,7 +115,7 @@ func DesiredPrometheusRule(mc *cachev1alpha1.Memcached) *monitoringv1.Prometheus
 			},
 		})
 	}
-	labels, annotations := withAdded(ObjectLabels(mc), nil, added{labels: mc.Spec.Monitoring.Labels})
+	labels, annotations := withAdded(ObjectLabels(mc), added{labels: mc.Spec.Monitoring.Labels})
 	return &monitoringv1.PrometheusRule{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        DeploymentName(mc),

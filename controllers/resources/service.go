@@ -35,7 +35,7 @@ func serviceEnabled(mc *cachev1alpha1.Memcached) bool {
 // ("metrics") when monitoring is on. Not-ready pods are not published. It carries
 // spec.service.annotations.
 func DesiredService(mc *cachev1alpha1.Memcached) *corev1.Service {
-	labels, annotations := withAdded(ObjectLabels(mc), nil, added{annotations: mc.Spec.Service.Annotations})
+	labels, annotations := withAdded(ObjectLabels(mc), added{annotations: mc.Spec.Service.Annotations})
 	return &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        DeploymentName(mc),

@@ -37,7 +37,7 @@ import (
 // spec.monitoring.labels, which a Prometheus' serviceMonitorSelector may need. The
 // job label is the Service name.
 func desiredServiceMonitor(mc *cachev1alpha1.Memcached) *monitoringv1.ServiceMonitor {
-	labels, annotations := withAdded(ObjectLabels(mc), nil, added{labels: mc.Spec.Monitoring.Labels})
+	labels, annotations := withAdded(ObjectLabels(mc), added{labels: mc.Spec.Monitoring.Labels})
 	return &monitoringv1.ServiceMonitor{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        DeploymentName(mc),

@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/distribution/reference"
 	"github.com/operator-framework/operator-registry/alpha/declcfg"
 )
 
@@ -29,7 +30,7 @@ import (
 // CSV. When cfg has a bundle of that name (the head builds as a release, before the next
 // version), head replaces it, keeping its image. Otherwise (the head builds as the next version)
 // head is added as a release would be and promoted, as the new head of every channel whose head
-// is older (AddRelease), its image the repository of cfg's bundles tagged v<version>; channels
+// is older (AddRelease), its image the repository of those heads' images tagged v<version>; channels
 // whose head is newer (a later release a test cut into a copy) are left alone, and when every
 // channel's head is newer head is left out. It returns what it did, for the log.
 func WithHead(cfg *declcfg.DeclarativeConfig, head declcfg.Bundle) (string, error) {
@@ -64,10 +65,13 @@ func WithHead(cfg *declcfg.DeclarativeConfig, head declcfg.Bundle) (string, erro
 		if err != nil {
 			return "", fmt.Errorf("bundle %s: %w", heads[0], err)
 		}
-		if hi.version.GT(info.version) {
-			channels = append(channels, ch.Name)
+		if !hi.version.GT(info.version) {
+			continue
 		}
-		repo = imageRepo(cfg.Bundles[bi].Image)
+		channels = append(channels, ch.Name)
+		if repo, err = imageRepo(cfg.Bundles[bi].Image); err != nil {
+			return "", err
+		}
 	}
 	if len(channels) == 0 {
 		return fmt.Sprintf("%s left out: every channel's head is newer", head.Name), nil
@@ -79,11 +83,12 @@ func WithHead(cfg *declcfg.DeclarativeConfig, head declcfg.Bundle) (string, erro
 	return fmt.Sprintf("%s (%s) added as the head of %s", head.Name, head.Image, strings.Join(channels, ", ")), nil
 }
 
-// imageRepo is image without its digest or tag.
-func imageRepo(image string) string {
-	image, _, _ = strings.Cut(image, "@")
-	if i := strings.LastIndex(image, ":"); i > strings.LastIndex(image, "/") {
-		image = image[:i]
+// imageRepo is image without its digest or tag (distribution/reference, as disconnected.go
+// parses image references).
+func imageRepo(image string) (string, error) {
+	ref, err := reference.ParseNormalizedNamed(image)
+	if err != nil {
+		return "", fmt.Errorf("bundle image %q: %w", image, err)
 	}
-	return image
+	return ref.Name(), nil
 }
