@@ -1,0 +1,214 @@
+/*
+Copyright 2026 The memcached-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/example/memcached-operator/internal/warmstart"
+	"github.com/example/memcached-operator/test/utils"
+)
+
+// asMain makes the test binary run main() instead of the tests, so the tests run the command
+// itself (its flags, its signal handling, its exit codes) without building it.
+const asMain = "MEMCACHED_LAUNCHER_TEST_AS_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(asMain) == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// command returns the test binary (or path, a copy of it) run as the launcher with args.
+func command(path string, args ...string) *exec.Cmd {
+	cmd := exec.Command(path, args...)
+	cmd.Env = append(os.Environ(), asMain+"=1")
+	return cmd
+}
+
+// install copies the executable to DIR/memcached-launcher, mode 0555, replacing a launcher already
+// there (read-only, as the last install left it), and leaves no temporary file; the copy runs.
+func TestInstall(t *testing.T) {
+	t.Parallel()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for i := range 2 {
+		if out, err := command(self, "install", dir).CombinedOutput(); err != nil {
+			t.Fatalf("install %d: %v: %s", i, err, out)
+		}
+		dst := filepath.Join(dir, name)
+		fi, err := os.Stat(dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != 0o555 {
+			t.Errorf("install %d: mode %v, want 0555", i, fi.Mode().Perm())
+		}
+		if got, _ := os.ReadFile(dst); !bytes.Equal(got, want) {
+			t.Errorf("install %d: the copy differs from the executable (%d bytes, want %d)", i, len(got), len(want))
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+			t.Errorf("install %d: %d files in the directory, want 1", i, len(entries))
+		}
+	}
+	if out, err := command(filepath.Join(dir, name)).CombinedOutput(); !strings.Contains(string(out), "usage:") {
+		t.Errorf("the installed launcher does not run: %v: %s", err, out)
+	}
+	if out, err := command(self, "install", filepath.Join(dir, "missing")).CombinedOutput(); exitCode(err) != 1 {
+		t.Errorf("install into a missing directory: %v, want exit status 1: %s", err, out)
+	}
+}
+
+// Bad usage exits 2 before anything starts; memcached arguments that set the memory file exit 1.
+func TestUsage(t *testing.T) {
+	t.Parallel()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := map[string]struct {
+		args []string
+		want int
+	}{
+		"no command":                     {want: 2},
+		"unknown command":                {args: []string{"start"}, want: 2},
+		"install without a directory":    {args: []string{"install"}, want: 2},
+		"run without --memory-file":      {args: []string{"run", "--", "-m", "64"}, want: 2},
+		"run with an unknown flag":       {args: []string{"run", "--memory-file=/x", "--frobnicate", "--"}, want: 2},
+		"memcached arguments setting -e": {args: []string{"run", "--memory-file=/x", "--memcached=/bin/true", "--", "-e", "/y"}, want: 1},
+		"memcached not found":            {args: []string{"run", "--memory-file=/x", "--memcached=no-such-memcached", "--"}, want: 1},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			out, err := command(self, tc.args...).CombinedOutput()
+			if got := exitCode(err); got != tc.want {
+				t.Errorf("exit status %d, want %d: %s", got, tc.want, out)
+			}
+		})
+	}
+}
+
+// The command turns SIGTERM into memcached's saving stop and exits 0 with the marker written;
+// started again it restores the key. Its logs are JSON named memcached-launcher.
+func TestRunSavesOnSIGTERM(t *testing.T) {
+	t.Parallel()
+	bin := utils.MemcachedBinary(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "memcached-launcher-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o777); err != nil { // memcached runs as nobody when the tests run as root
+		t.Fatal(err)
+	}
+	file, sock := filepath.Join(dir, "memory_file"), filepath.Join(dir, "memcached.sock")
+	args := []string{"run", "--memory-file=" + file, "--memcached=" + bin, "--warm-start-window=10s", "--", "-s", sock, "-m", "64"}
+	if os.Geteuid() == 0 {
+		args = append(args, "-u", "nobody")
+	}
+	for i := range 2 {
+		cmd := command(self, args...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill() })
+		// add answers STORED on the cold start (the key is new), NOT_STORED on the warm one.
+		if got := add(t, sock); (got == "NOT_STORED") != (i == 1) {
+			t.Errorf("start %d: add answered %s; launcher: %s", i, got, stderr.String())
+		}
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("start %d: the launcher exited with %v after SIGTERM, want 0; stderr: %s", i, err, stderr.String())
+		}
+		if _, err := os.Stat(file + warmstart.MarkerSuffix); err != nil {
+			t.Errorf("start %d: no marker after SIGTERM: %v", i, err)
+		}
+		var msgs []string
+		for _, line := range strings.Split(stderr.String(), "\n") {
+			var entry struct{ Logger, Msg string }
+			if json.Unmarshal([]byte(line), &entry) == nil && entry.Logger == name {
+				msgs = append(msgs, entry.Msg)
+			}
+		}
+		if !strings.Contains(strings.Join(msgs, "|"), "memcached saved its cache") {
+			t.Errorf("start %d: launcher logs %q, want \"memcached saved its cache\"; stderr: %s", i, msgs, stderr.String())
+		}
+	}
+}
+
+// add waits up to 5 s for memcached on the unix socket sock and sends `add k 0 0 1`, returning the
+// answer (STORED when k is new).
+func add(t *testing.T, sock string) string {
+	t.Helper()
+	for start := time.Now(); ; time.Sleep(10 * time.Millisecond) {
+		conn, err := net.Dial("unix", sock)
+		if err == nil {
+			defer conn.Close()
+			_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+			if _, err := conn.Write([]byte("add k 0 0 1\r\nv\r\n")); err != nil {
+				t.Fatal(err)
+			}
+			line, err := bufio.NewReader(conn).ReadString('\n')
+			if err != nil {
+				t.Fatal(err)
+			}
+			return strings.TrimSpace(line)
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Fatalf("memcached not serving on %s within 5 s: %v", sock, err)
+		}
+	}
+}
+
+// exitCode returns the exit status in err from exec (0 for nil, -1 when it is no exit).
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	return -1
+}
