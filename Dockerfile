@@ -24,16 +24,17 @@ COPY cmd/ cmd/
 
 # No -a (rebuild every package): this stage has no stale build output to avoid, and -a would defeat
 # a Go build cache mounted at /root/.cache/go-build (`make docker-build` with buildah mounts one).
-# The manager, and the sidecars memcached pods run from this image: the certificate reloader (spec.tls)
-# and the stats relay (spec.monitoring with spec.auth).
+# The manager, and what memcached pods run from this image: the certificate reloader (spec.tls), the
+# stats relay (spec.monitoring with spec.auth) and the warm-restart launcher (spec.warmRestart).
 RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} go build -o manager . && \
     CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} go build -o cert-reloader ./cmd/cert-reloader && \
-    CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} go build -o stats-relay ./cmd/stats-relay
+    CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} go build -o stats-relay ./cmd/stats-relay && \
+    CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} go build -o memcached-launcher ./cmd/memcached-launcher
 
 # distroless static, non-root (uid 65532): the manager and the sidecars need nothing else.
 FROM ${BASE_IMAGE}
 WORKDIR /
-COPY --from=builder /workspace/manager /workspace/cert-reloader /workspace/stats-relay ./
+COPY --from=builder /workspace/manager /workspace/cert-reloader /workspace/stats-relay /workspace/memcached-launcher ./
 USER 65532:65532
 
 ENTRYPOINT ["/manager"]

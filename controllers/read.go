@@ -68,6 +68,11 @@ func (r *MemcachedReconciler) readPhase(ctx context.Context, s *scope) error {
 	s.read.Handover = resources.NewHandover(mc, s.obs.Deployment, s.obs.StatefulSet)
 	s.obs.Err = errors.Join(s.obs.Err, err)
 	s.apply = s.obs.Applied && err == nil
+	if s.apply && rolloutPending(s.obs.StatefulSet) {
+		rollout, err := readServerRollout(ctx, r.APIReader, s.obs.StatefulSet)
+		s.rollout = rollout
+		s.obs.Err = errors.Join(s.obs.Err, err)
+	}
 
 	if !s.obs.Applied {
 		// Nothing is applied, so nothing tells these but a read.

@@ -45,6 +45,10 @@ type scope struct {
 	apply, failClosed bool
 	// hasNetworkPolicy: the instance's NetworkPolicy exists and is ours (read for failClosed only).
 	hasNetworkPolicy bool
+	// rollout is what a StatefulSet with warm restarts needs to move its servers (nil: nothing to
+	// move); serverRequeue is when to look at them again (0: on the next event).
+	rollout       *serverRollout
+	serverRequeue time.Duration
 	// obs is what the status is computed from.
 	obs status.Observed
 	// hold is how long the status waits before it is written (statusHolds; 0: written or equal).
@@ -88,6 +92,7 @@ func (r *MemcachedReconciler) reconcile(ctx context.Context, req ctrl.Request) (
 	}{
 		{"read what exists", r.readPhase},               // read.go: the only reads of the cluster
 		{"apply the desired state", r.applyPhase},       // apply_phase.go: a spec accepted
+		{"update the servers", r.updateServersPhase},    // serverupdate.go: warm restarts
 		{"stop unprotected servers", r.failClosedPhase}, // failclosed.go: a spec refused
 		{"report the status", r.reportPhase},            // report.go: status, hold, events
 	}

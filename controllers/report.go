@@ -84,6 +84,9 @@ func (r *MemcachedReconciler) requeue(s *scope) (ctrl.Result, error) {
 	if s.hold > 0 && (res.RequeueAfter == 0 || s.hold < res.RequeueAfter) {
 		res.RequeueAfter = s.hold
 	}
+	if s.serverRequeue > 0 && (res.RequeueAfter == 0 || s.serverRequeue < res.RequeueAfter) {
+		res.RequeueAfter = s.serverRequeue
+	}
 	if next := status.NextTerminatingCheck(obs.Pods, time.Now()); next > 0 && (res.RequeueAfter == 0 || next < res.RequeueAfter) {
 		res.RequeueAfter = next
 	}

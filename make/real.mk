@@ -17,7 +17,7 @@ MEMCACHED_EXPORTER_IMG ?= memcached-exporter:$(MEMCACHED_EXPORTER_VERSION)
 
 .PHONY: real-images
 real-images: ## Push what the real node runs to the local registry: memcached, the exporter, the operator image REAL_IMG, the test clients (mcclient, pyclients).
-	hack/images/local-images.sh static builder memcached pyclients
+	hack/images/local-images.sh static builder memcached memcached-previous pyclients
 	hack/images/local-images.sh gobin $(MCCLIENT_IMG) ./test/real/cmd/mcclient
 	@grep -q "github.com/prometheus/memcached_exporter $(MEMCACHED_EXPORTER_VERSION)$$" hack/tools/memcached-exporter/go.mod || \
 		{ echo "hack/tools/memcached-exporter/go.mod does not require memcached_exporter $(MEMCACHED_EXPORTER_VERSION)" >&2; exit 1; }
@@ -41,6 +41,9 @@ PROMETHEUS_OPERATOR_NAMESPACE ?= prometheus-operator
 prometheus-operator-up: kubectl kustomize ## Install the Prometheus Operator (PROMETHEUS_OPERATOR_VERSION, its CRDs, RBAC and Deployment from its module source; local images) into the real-node cluster.
 	CLUSTER_DIR="$(REAL_CLUSTER_DIR)" PROMETHEUS_OPERATOR_NAMESPACE=$(PROMETHEUS_OPERATOR_NAMESPACE) hack/monitoring/prometheus-operator-up.sh
 
+# REAL_RUN: a go test -run pattern for make test-real (empty: every test).
+REAL_RUN ?=
+
 .PHONY: test-real
 test-real: kubectl kustomize ## Prove the operator on real pods: starts the real node, pushes the images, installs the Prometheus Operator, deploys, runs test/real.
 	$(MAKE) --no-print-directory cluster-up NODE=real CLUSTER_DIR=$(REAL_CLUSTER_DIR)
@@ -50,7 +53,8 @@ test-real: kubectl kustomize ## Prove the operator on real pods: starts the real
 	set -a; . "$(REGISTRY_DIR)/images.env"; . "$(REAL_CLUSTER_DIR)/deploy/images.env"; set +a; \
 	KUBECONFIG="$(REAL_KUBECONFIG)" KUBECTL="$(KUBECTL)" REAL_ARTIFACTS="$(REAL_CLUSTER_DIR)/test-real" \
 	PROMETHEUS_OPERATOR_NAMESPACE=$(PROMETHEUS_OPERATOR_NAMESPACE) \
-		go test -tags real ./test/real/ -v -count=1 -timeout 30m
+	CRICTL="$(LOCALBIN)/crictl" CRI_ENDPOINT="unix://$${NODE_STATE:-/run/memcached-node}/containerd.sock" \
+		go test -tags real ./test/real/ -v -count=1 -timeout 30m $(if $(REAL_RUN),-run '$(REAL_RUN)')
 
 .PHONY: demo-real
 demo-real: kubectl kustomize ## The real-node story in one command: node, images, operator pod, sample, traffic, scale, rollout.

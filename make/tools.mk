@@ -48,8 +48,10 @@ olmv1-tools: ## Build OLM v1 (operator-controller, catalogd) and cert-manager (c
 	@hack/olm/build-olmv1-tools.sh operator-controller catalogd cert-manager-controller cert-manager-cainjector cert-manager-webhook
 
 .PHONY: memcached-debian
-memcached-debian: ## Assemble Debian's memcached MEMCACHED_DEBIAN_VERSION (suite MEMCACHED_DEBIAN_SUITE) with its libraries and loader into MEMCACHED_DEBIAN_DIR, once (make test runs it; so does the memcached image).
+memcached-debian: ## Assemble Debian's memcached MEMCACHED_DEBIAN_VERSION (suite MEMCACHED_DEBIAN_SUITE) with its libraries and loader into MEMCACHED_DEBIAN_DIR, and the previous one (MEMCACHED_PREVIOUS_DEBIAN_*), once (make test runs it; so do the memcached images).
 	@hack/images/debian-memcached.sh >/dev/null
+	@MEMCACHED_DEBIAN_SUITE=$(MEMCACHED_PREVIOUS_DEBIAN_SUITE) MEMCACHED_DEBIAN_VERSION=$(MEMCACHED_PREVIOUS_DEBIAN_VERSION) \
+		MEMCACHED_DEBIAN_DIR=$(MEMCACHED_PREVIOUS_DEBIAN_DIR) hack/images/debian-memcached.sh >/dev/null
 
 .PHONY: grpc-health-probe
 grpc-health-probe: ## Build grpc_health_probe into ./bin (for the local opm image).

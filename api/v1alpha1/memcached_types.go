@@ -155,7 +155,7 @@ const (
 //
 // Rules that relate fields across the spec (spec.auth with spec.memcached.extraArgs' -B,
 // spec.monitoring.enabled with spec.service.enabled, spec.serverIdentity
-// Stable with spec.service.enabled), and the reading of spec.memcached.extraArgs as memcached
+// Stable with spec.service.enabled, spec.warmRestart.enabled with spec.serverIdentity Stable), and the reading of spec.memcached.extraArgs as memcached
 // reads them (values, extended options), are checked by the operator, not at admission
 // (Validate; the instance turns Degraded/InvalidSpec naming the field, with one Warning event):
 // a CEL rule on spec is a change of an existing field's x-kubernetes-validations, which OLM v1's
@@ -281,6 +281,19 @@ type MemcachedSpec struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Server Identity",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:Ephemeral","urn:alm:descriptor:com.tectonic.ui:select:Stable"}
 	ServerIdentity ServerIdentity `json:"serverIdentity,omitempty"`
 
+	// WarmRestart keeps each server's items when its memcached container restarts for a planned
+	// change (a new memcached image, a sidecar or operator image, an auth file rotation): memcached
+	// keeps its items in a memory file (-e) on a memory-backed volume of the pod, saves them on
+	// its way down and restores them when it starts again in the same pod. Requires
+	// spec.serverIdentity Stable: the operator then updates each server itself, one at a time, in
+	// place where the pod API allows it, and replaces the pod (that server starts empty) only for
+	// a change that cannot be made in place, saying which in an event. A crash or a change memcached
+	// cannot restore (e.g. spec.memcached.maxMemoryMB) starts that server empty, never in a crash
+	// loop. Off by default. See docs/warm-restarts.md.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Warm Restart"
+	WarmRestart WarmRestartSpec `json:"warmRestart,omitempty"`
+
 	// PodDisruptionBudget limits voluntary evictions (node drains) of the memcached pods.
 	// +kubebuilder:default={}
 	// +optional
@@ -331,6 +344,15 @@ type MemcachedSpec struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Monitoring"
 	Monitoring MonitoringSpec `json:"monitoring,omitempty"`
+}
+
+// WarmRestartSpec configures warm restarts (spec.warmRestart).
+type WarmRestartSpec struct {
+	// Enabled runs memcached with its items in a memory file that outlives a restart of its
+	// container (default false). Changing it replaces every server, one at a time, empty.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Enabled",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch"}
+	Enabled bool `json:"enabled,omitempty"`
 }
 
 // MemcachedConfig holds memcached server settings; each maps to one memcached command-line flag

@@ -109,6 +109,7 @@ func (s *MemcachedSpec) validate(spec *field.Path) field.ErrorList {
 	errs = append(errs, extraArgsErrors(spec.Child("memcached", "extraArgs"), s.Memcached.ExtraArgs, s.Auth != nil)...)
 	errs = append(errs, monitoringErrors(spec, s)...)
 	errs = append(errs, serverIdentityErrors(spec, s)...)
+	errs = append(errs, warmRestartErrors(spec, s)...)
 	errs = append(errs, addedMetadataErrors(spec, s)...)
 	return errs
 }
@@ -232,6 +233,24 @@ func serverIdentityErrors(spec *field.Path, s *MemcachedSpec) field.ErrorList {
 	default:
 		return field.ErrorList{field.NotSupported(p, s.ServerIdentity, []ServerIdentity{ServerIdentityEphemeral, ServerIdentityStable})}
 	}
+}
+
+// warmRestartErrors checks spec.warmRestart: enabled only with spec.serverIdentity Stable. A
+// Deployment replaces a pod for every change of its template, and a new pod starts with a new,
+// empty volume; the pods of a StatefulSet whose update strategy is OnDelete are left to the
+// operator, which changes them in place.
+func warmRestartErrors(spec *field.Path, s *MemcachedSpec) field.ErrorList {
+	if s.WarmRestart.Enabled && s.ServerIdentity != ServerIdentityStable {
+		return field.ErrorList{field.Invalid(spec.Child("warmRestart", "enabled"), true,
+			"spec.warmRestart.enabled requires spec.serverIdentity Stable: a Deployment replaces its pods, and a new pod starts with an empty memory file")}
+	}
+	return nil
+}
+
+// WarmRestarts reports whether mc's servers keep their items across planned restarts
+// (spec.warmRestart.enabled with spec.serverIdentity Stable).
+func (mc *Memcached) WarmRestarts() bool {
+	return mc.Spec.WarmRestart.Enabled && mc.StableIdentity()
 }
 
 // StableIdentity reports whether mc's servers run in a StatefulSet with stable names

@@ -115,7 +115,13 @@ func TestValidate(t *testing.T) {
 			mc.Spec.PodDisruptionBudget.MinAvailable, mc.Spec.PodDisruptionBudget.MaxUnavailable = &one, &one
 		}, fields: []string{"spec.podDisruptionBudget"}},
 		"policy without peer": {mutate: func(mc *Memcached) { mc.Spec.NetworkPolicy.Enabled = true }, fields: []string{"spec.networkPolicy.from"}},
-		"two at once":         {mutate: func(mc *Memcached) { mc.Spec.Size = 65; mc.Spec.Memcached.Threads = 0 }, fields: []string{"spec.size", "spec.memcached.threads"}},
+		"warm restart, ephemeral": {mutate: func(mc *Memcached) { mc.Spec.WarmRestart.Enabled = true },
+			fields: []string{"spec.warmRestart.enabled"}},
+		"warm restart, stable": {mutate: func(mc *Memcached) {
+			mc.Spec.WarmRestart.Enabled = true
+			mc.Spec.ServerIdentity = ServerIdentityStable
+		}},
+		"two at once": {mutate: func(mc *Memcached) { mc.Spec.Size = 65; mc.Spec.Memcached.Threads = 0 }, fields: []string{"spec.size", "spec.memcached.threads"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -235,6 +235,7 @@ func podTemplate(mc *cachev1alpha1.Memcached, opts Options) corev1.PodTemplateSp
 		podAdded = added{labels: m.Labels, annotations: m.Annotations}
 	}
 	labels, annotations := withAdded(ObjectLabels(mc), podAdded)
+	command, args := memcachedCommand(mc, opts)
 	return corev1.PodTemplateSpec{
 		ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: annotations},
 		Spec: corev1.PodSpec{
@@ -247,19 +248,20 @@ func podTemplate(mc *cachev1alpha1.Memcached, opts Options) corev1.PodTemplateSp
 			Affinity:                     affinity(mc),
 			TopologySpreadConstraints:    topologySpreadConstraints(mc),
 			PriorityClassName:            mc.Spec.PriorityClassName,
-			Volumes:                      secretVolumes(mc),
+			Volumes:                      append(secretVolumes(mc), warmVolumes(mc, opts)...),
+			InitContainers:               warmInitContainers(mc, opts),
 			Containers: append([]corev1.Container{{
 				Name:    ContainerName,
 				Image:   image(mc, opts),
-				Command: []string{"memcached"},
-				Args:    MemcachedArgs(mc, opts),
+				Command: command,
+				Args:    args,
 				Ports: []corev1.ContainerPort{{
 					Name:          portName,
 					ContainerPort: cachev1alpha1.DefaultPort,
 					Protocol:      corev1.ProtocolTCP,
 				}},
 				Resources:       resources(mc),
-				VolumeMounts:    secretMounts(mc),
+				VolumeMounts:    append(secretMounts(mc), warmMounts(mc, opts)...),
 				ReadinessProbe:  tcpProbe(0, 5),
 				LivenessProbe:   tcpProbe(10, 10),
 				Lifecycle:       lifecycle(mc),
@@ -304,7 +306,7 @@ func templateMatches(live, desired *corev1.PodTemplateSpec) bool {
 
 // podSpecNeedsUpdate compares the pod spec fields the operator owns (see DeploymentNeedsUpdate).
 func podSpecNeedsUpdate(live, desired *corev1.PodSpec) bool {
-	if len(live.Containers) != len(desired.Containers) || len(live.InitContainers) != 0 ||
+	if len(live.Containers) != len(desired.Containers) || len(live.InitContainers) != len(desired.InitContainers) ||
 		!equality.Semantic.DeepEqual(live.NodeSelector, desired.NodeSelector) ||
 		!equality.Semantic.DeepEqual(live.Tolerations, desired.Tolerations) ||
 		!equality.Semantic.DeepEqual(live.Affinity, desired.Affinity) ||
@@ -321,8 +323,15 @@ func podSpecNeedsUpdate(live, desired *corev1.PodSpec) bool {
 		!equality.Semantic.DeepDerivative(desired.Volumes, live.Volumes) {
 		return true
 	}
-	for i := range desired.Containers {
-		l, d := &live.Containers[i], &desired.Containers[i]
+	return containersNeedUpdate(live.InitContainers, desired.InitContainers) ||
+		containersNeedUpdate(live.Containers, desired.Containers)
+}
+
+// containersNeedUpdate compares the containers (or init containers) of a live pod spec with the
+// desired ones, as many of each (see DeploymentNeedsUpdate).
+func containersNeedUpdate(live, desired []corev1.Container) bool {
+	for i := range desired {
+		l, d := &live[i], &desired[i]
 		if l.Name != d.Name || l.Image != d.Image ||
 			!equality.Semantic.DeepEqual(l.Command, d.Command) ||
 			!equality.Semantic.DeepEqual(l.Args, d.Args) ||

@@ -90,6 +90,11 @@ func fieldSpecs() map[string]struct {
 				RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
 					MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "disk", Operator: corev1.NodeSelectorOpIn, Values: []string{"ssd"}}}}}}}}
 		}), opts: platformUIDs},
+		"warm restarts with auth": {mc: fixture.Defaulted("a", fixture.WithAuth("auth", "authfile"), func(mc *cachev1alpha1.Memcached) {
+			mc.Spec.ServerIdentity = cachev1alpha1.ServerIdentityStable
+			mc.Spec.WarmRestart.Enabled = true
+			mc.Spec.MinReadySeconds = 5
+		}), opts: opts},
 		"tls with client CA, auth": {mc: fixture.Defaulted("a",
 			fixture.WithTLS("tls"), fixture.WithClientCA("ca", "ca.crt", cachev1alpha1.ClientCertificateRequire), fixture.WithAuth("auth", "authfile")), opts: opts},
 		"monitoring with tls, network policy, minAvailable": {mc: fixture.Defaulted("a", fixture.WithTLS("tls"), func(mc *cachev1alpha1.Memcached) {
@@ -165,9 +170,14 @@ func writtenPaths(t *testing.T) (paths, goNames map[string]bool) {
 		}
 	}
 	// setPaths joins the kind and the first field with "."; the table separates them with a space.
+	// The StatefulSet's pod template is the Deployment's (podTemplate builds both), so its paths
+	// are checked under the Deployment's.
 	out := map[string]bool{}
 	for p := range paths {
 		kind, rest, _ := strings.Cut(p, ".")
+		if kind == "StatefulSet" && strings.HasPrefix(rest, "spec.template.") {
+			kind = "Deployment"
+		}
 		out[kind+" "+rest] = true
 	}
 	return out, goNames

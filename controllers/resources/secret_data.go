@@ -67,9 +67,14 @@ type SecretHashes struct {
 }
 
 // rollout returns the hash the pod template carries (SecretHashAnnotation): the data whose change
-// must roll the pods. With the certificate reloader (certReloadEnabled) that is NotTLS, the TLS
-// files reaching the running servers through refresh_certs; without it, All.
+// must roll the pods. With warm restarts none: the TLS files reach the running servers through
+// the certificate reloader's refresh_certs and the auth file through the launcher's SIGHUP
+// (deployment_warm.go). With the certificate reloader alone (certReloadEnabled) that is NotTLS;
+// without it, All.
 func (h SecretHashes) rollout(mc *cachev1alpha1.Memcached, opts Options) string {
+	if warmRestartEnabled(mc, opts) {
+		return ""
+	}
 	if certReloadEnabled(mc, opts) {
 		return h.NotTLS
 	}

@@ -35,7 +35,8 @@ func StatefulSetName(mc *cachev1alpha1.Memcached) string { return DeploymentName
 // serviceName the headless Service, so server i is <name>-<i>.<service>.<namespace>.svc.
 //   - podManagementPolicy Parallel: the servers are independent, so they start (and a scale adds
 //     or removes them) at once, as a Deployment's, rather than one after the other;
-//   - updateStrategy RollingUpdate: a rollout replaces one server at a time, highest ordinal first,
+//   - updateStrategy RollingUpdate (OnDelete with warm restarts: updateStrategy): a rollout
+//     replaces one server at a time, highest ordinal first,
 //     each under its own name, waiting for it to be ready (and minReadySeconds) before the next;
 //     a replaced server's keys go cold, no other key moves;
 //   - no volumeClaimTemplates: memcached keeps nothing on disk.
@@ -63,10 +64,23 @@ func statefulSetWith(mc *cachev1alpha1.Memcached, template corev1.PodTemplateSpe
 			Selector:            &metav1.LabelSelector{MatchLabels: selectorLabels(mc)},
 			ServiceName:         ServiceName(mc),
 			PodManagementPolicy: appsv1.ParallelPodManagement,
-			UpdateStrategy:      appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType},
+			UpdateStrategy:      updateStrategy(template),
 			Template:            template,
 		},
 	}
+}
+
+// updateStrategy is the StatefulSet's update strategy for its pod template: RollingUpdate, or
+// with warm restarts (the template runs the launcher) OnDelete, which leaves each pod to the
+// operator: it changes what the pod API allows in place and replaces the pod otherwise, one
+// server at a time (PlanServerUpdate).
+func updateStrategy(template corev1.PodTemplateSpec) appsv1.StatefulSetUpdateStrategy {
+	for _, c := range template.Spec.InitContainers {
+		if c.Name == LauncherInitContainerName {
+			return appsv1.StatefulSetUpdateStrategy{Type: appsv1.OnDeleteStatefulSetStrategyType}
+		}
+	}
+	return appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType}
 }
 
 // StatefulSetNeedsUpdate reports whether live differs from desired in a field the operator owns:

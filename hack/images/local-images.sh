@@ -24,6 +24,10 @@
 #   pause      $REGISTRY/pause:3.10: hack/images/pause (static Go), USER 65535:65535; containerd's
 #              sandbox_image on the real node.
 #   all        all of the above, in that order (the default).
+#   memcached-previous
+#              $REGISTRY/memcached:<version> as memcached, from MEMCACHED_PREVIOUS_DEBIAN_SUITE and
+#              _VERSION (the Makefile's pins: trixie's 1.6.38), key MEMCACHED_PREVIOUS_IMAGE: the
+#              version a warm restart upgrades from on the real tier.
 #   pyclients  $REGISTRY/memcached-pyclients:$PYCLIENTS_TAG: the Python clients the user guide names,
 #              from the host's Debian packages, and test/real/pyclients/keys.py as /keys.py, the
 #              ENTRYPOINT (#!/usr/bin/python3 -I): /usr/bin/python3.X (python3 a link to it), its
@@ -315,15 +319,16 @@ img_opm() {
 }
 
 img_memcached() {
-  local dir tag package
+  local key=${1:-MEMCACHED_IMAGE} dir tag package
   dir=$("$root/hack/images/debian-memcached.sh") || die "assembling Debian's memcached failed (hack/images/debian-memcached.sh)"
   tag=${MEMCACHED_TAG:-$(cat "$dir/version")}
+  [ "$key" = MEMCACHED_IMAGE ] || tag=$(cat "$dir/version")
   package=$(sed -n 's/^memcached //p' "$dir/packages")
   new_rootfs memcached
   cp -a "$dir/rootfs/." "$rootfs/"
   cfg+=(--user 11211:11211 --workingdir / --entrypoint '["memcached"]' --port 11211/tcp
     --label "org.opencontainers.image.version=$tag")
-  assemble MEMCACHED_IMAGE "$registry/memcached:$tag" scratch \
+  assemble "$key" "$registry/memcached:$tag" scratch \
     "memcached $package from Debian $(sed -n 's/.*suite=\([^ ]*\).*/\1/p' "$dir/inputs") with its libraries and loader"
 }
 
@@ -532,9 +537,9 @@ img_operator() {
   step "building the manager of $dir"
   (cd "$dir" && CGO_ENABLED=0 go build -trimpath -o "$rootfs/manager" .)
   static_binary "$rootfs/manager"
-  # The sidecars' binaries (certificate reloader, stats relay), in the releases that have them (as the Dockerfile).
+  # The sidecars' binaries (certificate reloader, stats relay, warm-restart launcher), in the releases that have them (as the Dockerfile).
   local sidecar
-  for sidecar in cert-reloader stats-relay; do
+  for sidecar in cert-reloader stats-relay memcached-launcher; do
     if [ -d "$dir/cmd/$sidecar" ]; then
       (cd "$dir" && CGO_ENABLED=0 go build -trimpath -o "$rootfs/$sidecar" "./cmd/$sidecar")
       static_binary "$rootfs/$sidecar"
@@ -542,7 +547,7 @@ img_operator() {
   done
   cfg=(--user 65532:65532 --workingdir / --entrypoint '["/manager"]')
   assemble "$(echo "${name%:*}_${name##*:}" | tr '[:lower:]' '[:upper:]' | tr -c 'A-Z0-9\n' '_')_IMAGE" "$registry/$name" "$base" \
-    "the manager of $(basename "$dir") (static Go binary, /manager, and /cert-reloader and /stats-relay where present) on the local static base"
+    "the manager of $(basename "$dir") (static Go binary, /manager, and /cert-reloader, /stats-relay and /memcached-launcher where present) on the local static base"
 }
 
 # img_gobin NAME:TAG PKG [DIR]
@@ -596,6 +601,9 @@ case $1 in
         builder) img_builder ;;
         opm) img_opm ;;
         memcached) img_memcached ;;
+        memcached-previous)
+          MEMCACHED_DEBIAN_SUITE=${MEMCACHED_PREVIOUS_DEBIAN_SUITE:-trixie} MEMCACHED_DEBIAN_VERSION=${MEMCACHED_PREVIOUS_DEBIAN_VERSION:-1.6.38-1} \
+            MEMCACHED_DEBIAN_DIR=${MEMCACHED_PREVIOUS_DEBIAN_DIR:-} img_memcached MEMCACHED_PREVIOUS_IMAGE ;;
         pyclients) img_pyclients ;;
         pause) img_pause ;;
         olm) img_olm ;;
