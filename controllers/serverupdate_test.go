@@ -38,7 +38,7 @@ import (
 // controller and the kubelet are played by the test, in a namespace the manager does not watch,
 // and the phase is called directly. An image change patches the highest ordinal in place (image,
 // revision label, restart record), holds the next server until that one restarted, then patches
-// it; an argument change deletes the pod for its controller to recreate. Each step is one event.
+// it; a memory size change deletes the pod for its controller to recreate. Each step is one event.
 func TestUpdateServersInPlace(t *testing.T) {
 	g := NewWithT(t)
 	const ns, name = "t-unwatched", "warm"
@@ -123,15 +123,16 @@ func TestUpdateServersInPlace(t *testing.T) {
 	g.Expect(<-recorder.Events).To(ContainSubstring("Server warm-0 updated in place"))
 	setPodRestarts(g, ns, name+"-0", 1)
 
-	// A change of memcached's arguments cannot be made in a running pod: the pod is replaced.
+	// A change of the memory size changes the memory volume and the container's resources, which
+	// a running pod cannot change: the pod is replaced.
 	current := &appsv1.StatefulSet{}
 	g.Expect(k8sClient.Get(testCtx, key(ns, name), current)).To(Succeed())
 	revision(name+"-new", current.Spec.Template) // as the controller records it: as stored, defaults set
-	rollTo(name+"-threads", func(mc *cachev1alpha1.Memcached) { mc.Spec.Memcached.Threads = 8 })
+	rollTo(name+"-memory", func(mc *cachev1alpha1.Memcached) { mc.Spec.Memcached.MaxMemoryMB = 128 })
 	step()
 	err := k8sClient.Get(testCtx, key(ns, name+"-1"), &corev1.Pod{})
 	g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "warm-1 deleted for its controller to recreate: %v", err)
-	g.Expect(<-recorder.Events).To(ContainSubstring("Replaced Server warm-1 replaced, it starts empty: arguments of memcached cannot change in a running pod"))
+	g.Expect(<-recorder.Events).To(ContainSubstring("Replaced Server warm-1 replaced, it starts empty: pod spec (volumes, scheduling or security); resources of memcached cannot change in a running pod"))
 	// warm-1 is missing: warm-0 waits for it.
 	step()
 	g.Expect(pod(0).Labels[appsv1.ControllerRevisionHashLabelKey]).To(Equal(name + "-new"))

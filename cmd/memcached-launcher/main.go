@@ -22,11 +22,16 @@ limitations under the License.
 //
 //	memcached-launcher install DIR
 //	memcached-launcher run --memory-file PATH [--memcached memcached] [--warm-start-window 30s]
-//	    [--reload-file FILE [--reload-interval 5s]] -- MEMCACHED-ARGS...
+//	    [--args-file FILE] [--reload-file FILE] [--reload-interval 5s] [-- MEMCACHED-ARGS...]
 //
 // install copies this executable to DIR/memcached-launcher (mode 0555, through a temporary file
-// and a rename: the operator's image is distroless, with no cp). run exits with memcached's
-// status (128+N when signal N ended it), 1 when memcached could not run, 2 on bad usage.
+// and a rename: the operator's image is distroless, with no cp). run takes memcached's arguments
+// after "--" and, with --args-file, from a file holding a JSON array of strings (a pod annotation
+// projected by a downwardAPI volume), read at each start and every --reload-interval: when it
+// changes, run stops memcached with a save, as on SIGTERM, and exits 0 so that the kubelet
+// restarts the container with the new arguments, warm. run exits with memcached's status (128+N
+// when signal N ended it), 1 when memcached could not run (a missing or invalid --args-file
+// included), 2 on bad usage.
 package main
 
 import (
@@ -51,7 +56,7 @@ const name = "memcached-launcher"
 
 const usage = `usage:
   memcached-launcher install DIR
-  memcached-launcher run --memory-file PATH [flags] -- MEMCACHED-ARGS...`
+  memcached-launcher run --memory-file PATH [flags] [--args-file FILE] [-- MEMCACHED-ARGS...]`
 
 func main() {
 	log := logr.FromSlogHandler(slog.NewJSONHandler(os.Stderr, nil)).WithName(name)
@@ -92,7 +97,8 @@ func main() {
 	}
 }
 
-// parseRun returns the configuration of `run`: its flags, then memcached's arguments after "--".
+// parseRun returns the configuration of `run`: its flags, then memcached's arguments after "--"
+// (--args-file's are read by warmstart.Run).
 func parseRun(args []string) (warmstart.Config, error) {
 	var cfg warmstart.Config
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
@@ -101,7 +107,9 @@ func parseRun(args []string) (warmstart.Config, error) {
 	fs.StringVar(&cfg.Memcached, "memcached", "memcached", "The memcached program: a path, or a name looked up on PATH.")
 	fs.DurationVar(&cfg.WarmStartWindow, "warm-start-window", 30*time.Second, "A warm start that exits on its own sooner is taken for a bad save: memcached is started cold once more.")
 	fs.StringVar(&cfg.ReloadFile, "reload-file", "", "A file memcached re-reads on SIGHUP (its -Y auth file): SIGHUP is sent when its content changes.")
-	fs.DurationVar(&cfg.ReloadInterval, "reload-interval", 5*time.Second, "How often --reload-file is read.")
+	fs.StringVar(&cfg.ArgsFile, "args-file", "", "A file holding memcached's arguments as a JSON array of strings (after those after --), read at each start: "+
+		"missing or invalid, run exits 1. When it changes to other valid arguments while memcached runs, memcached is stopped with a save, as on SIGTERM, and run exits 0.")
+	fs.DurationVar(&cfg.ReloadInterval, "reload-interval", 5*time.Second, "How often --reload-file and --args-file are read.")
 	if err := fs.Parse(args); err != nil {
 		return cfg, fmt.Errorf("failed to parse the arguments of run: %w", err)
 	}

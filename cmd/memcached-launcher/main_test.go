@@ -110,6 +110,7 @@ func TestUsage(t *testing.T) {
 		"run with an unknown flag":       {args: []string{"run", "--memory-file=/x", "--frobnicate", "--"}, want: 2},
 		"memcached arguments setting -e": {args: []string{"run", "--memory-file=/x", "--memcached=/bin/true", "--", "-e", "/y"}, want: 1},
 		"memcached not found":            {args: []string{"run", "--memory-file=/x", "--memcached=no-such-memcached", "--"}, want: 1},
+		"args file not a JSON array":     {args: []string{"run", "--memory-file=/x", "--memcached=/bin/true", "--args-file=/dev/null"}, want: 1},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -175,6 +176,117 @@ func TestRunSavesOnSIGTERM(t *testing.T) {
 		if !strings.Contains(strings.Join(msgs, "|"), "memcached saved its cache") {
 			t.Errorf("start %d: launcher logs %q, want \"memcached saved its cache\"; stderr: %s", i, msgs, stderr.String())
 		}
+	}
+}
+
+// A missing --args-file at start exits 1 with an error naming it, before memcached starts.
+func TestRunArgsFileMissing(t *testing.T) {
+	t.Parallel()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	argsFile := filepath.Join(dir, "args")
+	cmd := command(self, "run", "--memory-file="+filepath.Join(dir, "memory_file"), "--memcached="+utils.MemcachedBinary(t), "--args-file="+argsFile)
+	out, err := cmd.CombinedOutput()
+	if got := exitCode(err); got != 1 {
+		t.Errorf("exit status %d, want 1: %s", got, out)
+	}
+	var errs []string
+	for _, line := range strings.Split(string(out), "\n") {
+		var entry struct{ Level, Msg, Err string }
+		if json.Unmarshal([]byte(line), &entry) == nil && entry.Level == "ERROR" {
+			errs = append(errs, entry.Msg+": "+entry.Err)
+		}
+	}
+	want := "failed to read memcached's arguments: open " + argsFile + ": no such file or directory"
+	if len(errs) != 1 || !strings.HasSuffix(errs[0], want) {
+		t.Errorf("errors logged %q, want one ending %q; output: %s", errs, want, out)
+	}
+}
+
+// With --args-file the command runs memcached with the file's arguments after those after "--";
+// a change of the file (written as the kubelet does, by a rename) makes it stop memcached with a
+// save and exit 0 within a few --reload-interval; started again it restores the key.
+func TestRunArgsFileChange(t *testing.T) {
+	t.Parallel()
+	bin := utils.MemcachedBinary(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "memcached-launcher-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o777); err != nil { // memcached runs as nobody when the tests run as root
+		t.Fatal(err)
+	}
+	file, sock, argsFile := filepath.Join(dir, "memory_file"), filepath.Join(dir, "memcached.sock"), filepath.Join(dir, "args")
+	fileArgs := []string{"-m", "64"}
+	if os.Geteuid() == 0 {
+		fileArgs = append(fileArgs, "-u", "nobody")
+	}
+	writeArgs := func(args []string) {
+		b, err := json.Marshal(args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(argsFile+".new", b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(argsFile+".new", argsFile); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeArgs(fileArgs)
+	args := []string{"run", "--memory-file=" + file, "--memcached=" + bin, "--args-file=" + argsFile, "--reload-interval=50ms", "--", "-s", sock}
+
+	cmd := command(self, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	if got := add(t, sock); got != "STORED" {
+		t.Errorf("add answered %s on the first start", got)
+	}
+	writeArgs(append(fileArgs, "-t", "2"))
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("the launcher exited with %v after the args file changed, want 0; stderr: %s", err, stderr.String())
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("the launcher did not exit within 5 s after the args file changed; stderr: %s", stderr.String())
+	}
+	if _, err := os.Stat(file + warmstart.MarkerSuffix); err != nil {
+		t.Errorf("no marker after the args file changed: %v", err)
+	}
+	if !strings.Contains(stderr.String(), "Arguments changed; restarting memcached with its items") {
+		t.Errorf("the change was not logged: %s", stderr.String())
+	}
+
+	cmd = command(self, args...)
+	stderr.Reset()
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	if got := add(t, sock); got != "NOT_STORED" {
+		t.Errorf("add answered %s after the restart, want NOT_STORED (the key restored); stderr: %s", got, stderr.String())
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("the launcher exited with %v after SIGTERM, want 0", err)
 	}
 }
 

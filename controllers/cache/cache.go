@@ -185,7 +185,7 @@ func encoded(d *appsv1.Deployment) bool {
 // trimDeployment is the cache transform of Deployments. Kept: the metadata of trimOwned; its labels
 // and its spec held encoded under cachedSpecAnnotation (read them with RestoreDeployment), but of
 // the pod template's labels and annotations only the operator's own and the spec's
-// (keepOwnAndAdded, with resources.SecretHashAnnotation) (resources.DeploymentNeedsUpdate compares the spec field by field, and resources.UpdateDeployment
+// (keepOwnAndAdded, with resources.OwnTemplateAnnotations) (resources.DeploymentNeedsUpdate compares the spec field by field, and resources.UpdateDeployment
 // replaces the whole pod spec, so a field it does not compare must still be known to be cleared by
 // the patch); spec.replicas also decoded (status.ComputeStatus reads it); the status counts and
 // observedGeneration, and of the conditions only a ReplicaFailure=True or Progressing=False one
@@ -201,7 +201,7 @@ func trimDeployment(obj any) (any, error) {
 	}
 	trimOwned(&d.ObjectMeta)
 	t := &d.Spec.Template
-	t.Labels, t.Annotations = keepOwnAndAdded(t.Labels, t.Annotations, []string{resources.SecretHashAnnotation})
+	t.Labels, t.Annotations = keepOwnAndAdded(t.Labels, t.Annotations, resources.OwnTemplateAnnotations)
 	held := appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Labels: d.Labels}, Spec: d.Spec}
 	b, err := held.Marshal()
 	if err != nil {
@@ -246,7 +246,8 @@ func RestoreDeployment(d *appsv1.Deployment) error {
 // of trimOwned, of the pod template's labels and annotations the operator's own (as
 // trimDeployment), the spec otherwise whole (resources.StatefulSetNeedsUpdate compares it and
 // resources.UpdateStatefulSet replaces the pod spec), and of the status the counts and
-// observedGeneration status.ComputeStatus reads. Kept decoded: StatefulSets are opt-in, and their
+// observedGeneration status.ComputeStatus reads and the update revision the servers of warm
+// restarts move to (resources.PlanServerUpdate). Kept decoded: StatefulSets are opt-in, and their
 // pod template is the Deployment's size (encoding it as trimDeployment does is the saving to take
 // if they become the default).
 func trimStatefulSet(obj any) (any, error) {
@@ -256,13 +257,14 @@ func trimStatefulSet(obj any) (any, error) {
 	}
 	trimOwned(&s.ObjectMeta)
 	t := &s.Spec.Template
-	t.Labels, t.Annotations = keepOwnAndAdded(t.Labels, t.Annotations, []string{resources.SecretHashAnnotation})
+	t.Labels, t.Annotations = keepOwnAndAdded(t.Labels, t.Annotations, resources.OwnTemplateAnnotations)
 	s.Status = appsv1.StatefulSetStatus{
 		ObservedGeneration: s.Status.ObservedGeneration,
 		Replicas:           s.Status.Replicas,
 		ReadyReplicas:      s.Status.ReadyReplicas,
 		UpdatedReplicas:    s.Status.UpdatedReplicas,
 		AvailableReplicas:  s.Status.AvailableReplicas,
+		UpdateRevision:     s.Status.UpdateRevision,
 	}
 	return s, nil
 }

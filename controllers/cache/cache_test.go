@@ -18,6 +18,8 @@ package cache
 
 import (
 	"bytes"
+	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -650,5 +652,44 @@ func TestTrimSecretMetadata(t *testing.T) {
 	}
 	if tomb := "not an object"; !equality.Semantic.DeepEqual(fixture.Must(trimSecretMetadata(tomb)), tomb) {
 		t.Fatal("a non-object is not returned as it is")
+	}
+}
+
+// The StatefulSet the cache holds plans the same server update as the one the API server
+// served: the trim keeps what resources.PlanServerUpdate reads (the update strategy, generation
+// and observedGeneration, replicas, minReadySeconds, the template and the update revision).
+func TestTrimStatefulSetKeepsWhatServerUpdatesNeed(t *testing.T) {
+	mc := fixture.Defaulted("c", func(mc *cachev1alpha1.Memcached) {
+		mc.Spec.ServerIdentity = cachev1alpha1.ServerIdentityStable
+		mc.Spec.WarmRestart.Enabled = true
+		mc.Spec.Size = 2
+	})
+	opts := resources.Options{DefaultImage: "memcached:1.6.45", CertReloaderImage: "registry.example.com/memcached-operator:v1"}
+	served := resources.DesiredStatefulSet(mc, opts)
+	served.ObjectMeta = servedMeta(mc, served.Labels)
+	served.Status = appsv1.StatefulSetStatus{ObservedGeneration: 2, Replicas: 2, ReadyReplicas: 2, AvailableReplicas: 2,
+		CurrentRevision: "c-old", UpdateRevision: "c-new", CurrentReplicas: 2}
+	old := served.Spec.Template.DeepCopy()
+	old.Spec.Containers[0].Image = "memcached:1.6.38"
+	now := time.Unix(1_700_000_100, 0)
+	var pods []corev1.Pod
+	for i := range 2 {
+		pods = append(pods, corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("c-%d", i), Labels: map[string]string{appsv1.ControllerRevisionHashLabelKey: "c-old"}},
+			Status: corev1.PodStatus{Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(now.Add(-time.Minute))}},
+				ContainerStatuses: []corev1.ContainerStatus{{Name: resources.ContainerName, Ready: true}}},
+		})
+	}
+	templates := map[string]*corev1.PodTemplateSpec{"c-old": old}
+	want := resources.PlanServerUpdate(served.DeepCopy(), pods, templates, now)
+	if want.Pod != "c-1" || !want.InPlace {
+		t.Fatalf("the served StatefulSet plans %+v, want c-1 in place", want)
+	}
+	cached, err := trimStatefulSet(served.DeepCopy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := resources.PlanServerUpdate(cached.(*appsv1.StatefulSet), pods, templates, now); !reflect.DeepEqual(got, want) {
+		t.Errorf("the cached StatefulSet plans %+v, want %+v as the served one", got, want)
 	}
 }

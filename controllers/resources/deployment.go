@@ -235,6 +235,12 @@ func podTemplate(mc *cachev1alpha1.Memcached, opts Options) corev1.PodTemplateSp
 		podAdded = added{labels: m.Labels, annotations: m.Annotations}
 	}
 	labels, annotations := withAdded(ObjectLabels(mc), podAdded)
+	for k, v := range warmArgsAnnotation(mc, opts) {
+		if annotations == nil {
+			annotations = map[string]string{}
+		}
+		annotations[k] = v
+	}
 	command, args := memcachedCommand(mc, opts)
 	return corev1.PodTemplateSpec{
 		ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: annotations},
@@ -300,7 +306,7 @@ func DeploymentNeedsUpdate(live, desired *appsv1.Deployment) bool {
 // operator owns (DeploymentNeedsUpdate's comparison of the template).
 func templateMatches(live, desired *corev1.PodTemplateSpec) bool {
 	return addedMatches(live.Labels, live.Annotations, desired.Labels, desired.Annotations) &&
-		!secretHashNeedsUpdate(live, desired) &&
+		!ownAnnotationsNeedUpdate(live, desired) &&
 		!podSpecNeedsUpdate(&live.Spec, &desired.Spec)
 }
 
@@ -371,7 +377,7 @@ func fsGroup(p *corev1.PodSpec) *int64 {
 
 // UpdateDeployment copies the fields the operator owns from desired into live. The selector is
 // immutable and never touched; labels and template annotations that others added are kept (of
-// the template's annotations the operator owns SecretHashAnnotation, and those of
+// the template's annotations the operator owns OwnTemplateAnnotations, and those of
 // spec.podMetadata with their record, AddedMetadataAnnotation).
 func UpdateDeployment(live, desired *appsv1.Deployment) {
 	live.Labels = MergeLabels(live.Labels, desired.Labels)
@@ -379,6 +385,6 @@ func UpdateDeployment(live, desired *appsv1.Deployment) {
 	live.Spec.MinReadySeconds = desired.Spec.MinReadySeconds
 	live.Spec.Strategy = desired.Spec.Strategy
 	updateAdded(&live.Spec.Template.Labels, &live.Spec.Template.Annotations, desired.Spec.Template.Labels, desired.Spec.Template.Annotations)
-	updateSecretHash(&live.Spec.Template, &desired.Spec.Template)
+	updateOwnAnnotations(&live.Spec.Template, &desired.Spec.Template)
 	live.Spec.Template.Spec = desired.Spec.Template.Spec
 }

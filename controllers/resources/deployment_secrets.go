@@ -210,23 +210,34 @@ func SetSecretHash(podTemplate *corev1.PodTemplateSpec, hash string) {
 	podTemplate.Annotations[SecretHashAnnotation] = hash
 }
 
-// secretHashNeedsUpdate reports whether live's pod template hash differs from desired's (an
-// absent one equals "").
-func secretHashNeedsUpdate(live, desired *corev1.PodTemplateSpec) bool {
-	return live.Annotations[SecretHashAnnotation] != desired.Annotations[SecretHashAnnotation]
+// OwnTemplateAnnotations are the pod template annotations the operator writes and compares:
+// the Secret data's hash, and with warm restarts memcached's arguments (deployment_warm.go).
+var OwnTemplateAnnotations = []string{SecretHashAnnotation, MemcachedArgsAnnotation}
+
+// ownAnnotationsNeedUpdate reports whether live's pod template differs from desired's in one of
+// OwnTemplateAnnotations (an absent one equals "").
+func ownAnnotationsNeedUpdate(live, desired *corev1.PodTemplateSpec) bool {
+	for _, k := range OwnTemplateAnnotations {
+		if live.Annotations[k] != desired.Annotations[k] {
+			return true
+		}
+	}
+	return false
 }
 
-// updateSecretHash copies desired's hash into live's pod template, removing it when desired has
-// none; other annotations (kubectl rollout restart's, a user's) are kept.
-func updateSecretHash(live, desired *corev1.PodTemplateSpec) {
-	h, ok := desired.Annotations[SecretHashAnnotation]
-	switch {
-	case ok:
-		if live.Annotations == nil {
-			live.Annotations = map[string]string{}
+// updateOwnAnnotations copies desired's OwnTemplateAnnotations into live's pod template, removing
+// those desired has not; other annotations (kubectl rollout restart's, a user's) are kept.
+func updateOwnAnnotations(live, desired *corev1.PodTemplateSpec) {
+	for _, k := range OwnTemplateAnnotations {
+		v, ok := desired.Annotations[k]
+		switch {
+		case ok:
+			if live.Annotations == nil {
+				live.Annotations = map[string]string{}
+			}
+			live.Annotations[k] = v
+		default:
+			delete(live.Annotations, k)
 		}
-		live.Annotations[SecretHashAnnotation] = h
-	default:
-		delete(live.Annotations, SecretHashAnnotation)
 	}
 }

@@ -17,10 +17,13 @@ limitations under the License.
 package resources
 
 import (
+	"encoding/json"
+	"fmt"
 	"path"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/utils/ptr"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 )
@@ -53,6 +56,18 @@ const (
 	launcherImageCommand = "/memcached-launcher"
 	// launcherVolumeLimit bounds the launcher's volume: one static binary (about 4 MiB).
 	launcherVolumeLimit = "32Mi"
+	// MemcachedArgsAnnotation on the pod template holds memcached's arguments (a JSON array) when
+	// warm restarts are on: a downwardAPI volume (argsVolume) projects it into the container as
+	// argsFile, which the launcher reads at each start and watches. A pod's annotations may
+	// change while it runs and its arguments may not, so a change of memcached's settings reaches
+	// a running pod: the launcher saves, exits, and the container restarts with the new
+	// arguments and its items (docs/warm-restarts.md).
+	MemcachedArgsAnnotation = "cache.example.com/memcached-args"
+	// argsVolume projects MemcachedArgsAnnotation; argsDir is where memcached's container mounts
+	// it, argsFile the file.
+	argsVolume = "memcached-args"
+	argsDir    = "/etc/memcached/launcher"
+	argsFile   = argsDir + "/args"
 	// warmMetaMiB is what the volume holds beyond the memory file (exactly maxMemoryMB MiB): the
 	// save's metadata (memory_file.meta, under 1 KiB) and the launcher's marker.
 	warmMetaMiB = 1
@@ -83,6 +98,11 @@ func warmVolumes(mc *cachev1alpha1.Memcached, opts Options) []corev1.Volume {
 	return []corev1.Volume{
 		{Name: warmVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{Medium: corev1.StorageMediumMemory, SizeLimit: size}}},
 		{Name: launcherVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{Medium: corev1.StorageMediumMemory, SizeLimit: &limit}}},
+		{Name: argsVolume, VolumeSource: corev1.VolumeSource{DownwardAPI: &corev1.DownwardAPIVolumeSource{
+			Items: []corev1.DownwardAPIVolumeFile{{Path: path.Base(argsFile), FieldRef: &corev1.ObjectFieldSelector{
+				APIVersion: "v1", FieldPath: "metadata.annotations['" + MemcachedArgsAnnotation + "']"}}},
+			DefaultMode: ptr.To[int32](0o444),
+		}}},
 	}
 }
 
@@ -92,7 +112,8 @@ func warmMounts(mc *cachev1alpha1.Memcached, opts Options) []corev1.VolumeMount 
 	if !warmRestartEnabled(mc, opts) {
 		return nil
 	}
-	return []corev1.VolumeMount{{Name: warmVolume, MountPath: warmDir}, {Name: launcherVolume, MountPath: launcherDir, ReadOnly: true}}
+	return []corev1.VolumeMount{{Name: warmVolume, MountPath: warmDir}, {Name: launcherVolume, MountPath: launcherDir, ReadOnly: true},
+		{Name: argsVolume, MountPath: argsDir, ReadOnly: true}}
 }
 
 // warmInitContainers returns the init container that copies the launcher into its volume, nil
@@ -117,16 +138,28 @@ func warmInitContainers(mc *cachev1alpha1.Memcached, opts Options) []corev1.Cont
 
 // memcachedCommand returns the memcached container's command and args: memcached with
 // MemcachedArgs, or with warm restarts the launcher running it over MemoryFile (the launcher
-// adds -e) and, with spec.auth, reloading the auth file when it changes.
+// adds -e) with the arguments of argsFile (MemcachedArgsAnnotation, which warmArgsAnnotation
+// sets), reloading the auth file (spec.auth) when it changes.
 func memcachedCommand(mc *cachev1alpha1.Memcached, opts Options) ([]string, []string) {
-	args := MemcachedArgs(mc, opts)
 	if !warmRestartEnabled(mc, opts) {
-		return []string{"memcached"}, args
+		return []string{"memcached"}, MemcachedArgs(mc, opts)
 	}
-	run := []string{"run", "--memory-file=" + MemoryFile}
+	run := []string{"run", "--memory-file=" + MemoryFile, "--args-file=" + argsFile, "--reload-interval=" + CertReloaderInterval}
 	if mc.Spec.Auth != nil {
-		run = append(run, "--reload-file="+path.Join(authDir, authFile), "--reload-interval="+CertReloaderInterval)
+		run = append(run, "--reload-file="+path.Join(authDir, authFile))
 	}
-	run = append(run, "--memcached=memcached", "--")
-	return []string{LauncherBinary}, append(run, args...)
+	return []string{LauncherBinary}, append(run, "--memcached=memcached")
+}
+
+// warmArgsAnnotation returns the pod template annotations with warm restarts on: memcached's
+// arguments as a JSON array (MemcachedArgsAnnotation); nil when off.
+func warmArgsAnnotation(mc *cachev1alpha1.Memcached, opts Options) map[string]string {
+	if !warmRestartEnabled(mc, opts) {
+		return nil
+	}
+	b, err := json.Marshal(MemcachedArgs(mc, opts))
+	if err != nil {
+		panic(fmt.Sprintf("memcached's arguments do not encode as JSON: %v", err)) // strings always do
+	}
+	return map[string]string{MemcachedArgsAnnotation: string(b)}
 }

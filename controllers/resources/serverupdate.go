@@ -17,6 +17,7 @@ limitations under the License.
 package resources
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -160,12 +161,19 @@ func inPlaceStep(pod *corev1.Pod, old, new *corev1.PodTemplateSpec, target strin
 			u.Changes = append(u.Changes, "label "+k)
 		}
 	}
+	argsChanged := false
 	for k := range u.Annotations {
+		if k == MemcachedArgsAnnotation {
+			argsChanged = true
+			u.Changes = append(u.Changes, argsChange(old.Annotations[k], new.Annotations[k]))
+			continue
+		}
 		u.Changes = append(u.Changes, "annotation "+k)
 	}
 	var restarts []string
 	for _, s := range pod.Status.ContainerStatuses {
-		if _, ok := u.Images[s.Name]; ok {
+		// The launcher restarts memcached's container for new arguments (MemcachedArgsAnnotation).
+		if _, ok := u.Images[s.Name]; ok || argsChanged && s.Name == ContainerName {
 			restarts = append(restarts, s.Name+"="+strconv.Itoa(int(s.RestartCount)))
 		}
 	}
@@ -274,4 +282,78 @@ func podOrdinal(sts, pod string) (int, bool) {
 	}
 	n, err := strconv.Atoi(rest)
 	return n, err == nil && n >= 0
+}
+
+// restoreFlags are memcached's options a save must have been made with to be restored: the
+// memory size, the item size limit, the slab growth factor and minimum chunk, CAS, and the -o
+// options (slab_chunk_max, slab_reassign, … among them; compared as a whole, conservatively).
+// memcached starts empty when one differs.
+var restoreFlags = map[string]bool{"-m": true, "-I": true, "-f": true, "-n": true, "-C": true, "-o": true}
+
+// argsChange describes the change of memcached's arguments from old to new (two
+// MemcachedArgsAnnotation values) for the event: the options that changed, and whether
+// memcached restores its items over them.
+func argsChange(old, new string) string {
+	var a, b []string
+	if json.Unmarshal([]byte(old), &a) != nil || json.Unmarshal([]byte(new), &b) != nil {
+		return "arguments of memcached (memcached may start empty)"
+	}
+	oa, ob := argOptions(a), argOptions(b)
+	var changed, cold []string
+	for _, k := range slices.Sorted(maps.Keys(union(oa, ob))) {
+		if !slices.Equal(oa[k], ob[k]) {
+			changed = append(changed, fmt.Sprintf("%s %s → %s", k, optionValue(oa, k), optionValue(ob, k)))
+			if restoreFlags[k] {
+				cold = append(cold, k)
+			}
+		}
+	}
+	if len(cold) > 0 {
+		return fmt.Sprintf("arguments of memcached: %s; memcached starts empty (%s changed)", strings.Join(changed, ", "), strings.Join(cold, ", "))
+	}
+	return fmt.Sprintf("arguments of memcached: %s; memcached restores its items", strings.Join(changed, ", "))
+}
+
+// argOptions groups memcached's arguments by option: each option and the values after it (an
+// option set twice keeps both runs of values, in order).
+func argOptions(args []string) map[string][]string {
+	out := map[string][]string{}
+	opt := ""
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			opt = a
+			out[opt] = append(out[opt], "")
+			continue
+		}
+		out[opt] = append(out[opt], a)
+	}
+	for k, v := range out {
+		out[k] = slices.DeleteFunc(v, func(s string) bool { return s == "" })
+	}
+	return out
+}
+
+// union returns the keys of a and b.
+func union(a, b map[string][]string) map[string]bool {
+	out := map[string]bool{}
+	for k := range a {
+		out[k] = true
+	}
+	for k := range b {
+		out[k] = true
+	}
+	return out
+}
+
+// optionValue is how argsChange shows option k of opts: its values, "set" for a flag without
+// one, "unset" when absent.
+func optionValue(opts map[string][]string, k string) string {
+	v, ok := opts[k]
+	switch {
+	case !ok:
+		return "unset"
+	case len(v) == 0:
+		return "set"
+	}
+	return strings.Join(v, " ")
 }

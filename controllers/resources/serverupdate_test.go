@@ -23,7 +23,9 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 	"github.com/example/memcached-operator/controllers/internal/fixture"
@@ -129,10 +131,18 @@ func TestPlanServerUpdate(t *testing.T) {
 			mutate: func(sts *appsv1.StatefulSet, _ []corev1.Pod) { sts.Generation = 3 },
 			wait:   "has not read the new pod template",
 		},
-		"an argument change replaces the pod": {
+		"a setting memcached restores changes in place": {
 			newMC: warmMemcached(func(mc *cachev1alpha1.Memcached) { mc.Spec.Image = "memcached:1.6.38"; mc.Spec.Memcached.Threads = 8 }),
 			revs:  []string{"a-old", "a-old", "a-old"}, ready: time.Minute,
-			pod: "a-2", change: "arguments of memcached",
+			pod: "a-2", inPlace: true, change: "arguments of memcached: -t 4 → 8; memcached restores its items",
+		},
+		"a setting memcached does not restore changes in place, and says the server starts empty": {
+			newMC: warmMemcached(func(mc *cachev1alpha1.Memcached) {
+				mc.Spec.Image = "memcached:1.6.38"
+				mc.Spec.Memcached.MaxItemSize = ptr.To(resource.MustParse("2Mi"))
+			}),
+			revs: []string{"a-old", "a-old", "a-old"}, ready: time.Minute,
+			pod: "a-2", inPlace: true, change: "arguments of memcached: -I unset → 2097152; memcached starts empty (-I changed)",
 		},
 		"a memory change replaces the pod": {
 			newMC: warmMemcached(func(mc *cachev1alpha1.Memcached) {
@@ -140,7 +150,7 @@ func TestPlanServerUpdate(t *testing.T) {
 				mc.Spec.Memcached.MaxMemoryMB = 128
 			}),
 			revs: []string{"a-old", "a-old", "a-old"}, ready: time.Minute,
-			pod: "a-2", change: "arguments of memcached",
+			pod: "a-2", change: "pod spec (volumes, scheduling or security); resources of memcached",
 		},
 		"pod labels change in place": {
 			newMC: warmMemcached(func(mc *cachev1alpha1.Memcached) {
@@ -190,7 +200,7 @@ func TestPlanServerUpdate(t *testing.T) {
 				}
 				if rec := got.Annotations[InPlaceUpdateAnnotation]; rec == nil {
 					t.Error("no in-place record")
-				} else if _, memcached := got.Images[ContainerName]; memcached && *rec != "memcached=0" {
+				} else if _, memcached := got.Images[ContainerName]; (memcached || strings.Contains(tc.change, "arguments")) && *rec != "memcached=0" {
 					t.Errorf("in-place record = %q, want memcached=0", *rec)
 				}
 			}

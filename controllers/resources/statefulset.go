@@ -103,6 +103,6 @@ func UpdateStatefulSet(live, desired *appsv1.StatefulSet) {
 	live.Spec.MinReadySeconds = desired.Spec.MinReadySeconds
 	live.Spec.UpdateStrategy = desired.Spec.UpdateStrategy
 	updateAdded(&live.Spec.Template.Labels, &live.Spec.Template.Annotations, desired.Spec.Template.Labels, desired.Spec.Template.Annotations)
-	updateSecretHash(&live.Spec.Template, &desired.Spec.Template)
+	updateOwnAnnotations(&live.Spec.Template, &desired.Spec.Template)
 	live.Spec.Template.Spec = desired.Spec.Template.Spec
 }

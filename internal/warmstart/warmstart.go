@@ -50,18 +50,35 @@ limitations under the License.
 // memcached cold once more in the same container, so even a save that passed every check costs
 // one cold start, never a crash loop.
 //
+// The arguments file. With Config.ArgsFile (--args-file) memcached's arguments come from a file
+// holding a JSON array of strings, a pod annotation that a downwardAPI volume projects (the
+// kubelet swaps it atomically, through a symlink, when the annotation changes: the launcher reads
+// it by path each time). It is read at each start of memcached, its arguments after Config.Args;
+// one that is missing, empty or not such an array is an error before anything starts (the save is
+// kept). While memcached runs, the launcher reads it every ReloadInterval; when it holds other
+// valid arguments than memcached runs with, the launcher stops memcached as on SIGTERM (a save
+// and its marker) and exits 0, so the kubelet restarts the container and the next start reads
+// the new arguments, warm. It exits rather than restart memcached itself so that the container's
+// restart count tells the operator the change is applied. memcached restores the items only when
+// its memory settings (-m, -I, chunk sizes, ...) are the same: the launcher records the arguments
+// of a save beside it (FILE.args, ArgsSuffix) and logs at a warm start which of them changed. A
+// changed file that is not valid is logged once for each content, and memcached keeps running.
+//
 // The launcher does not reap orphans: memcached starts no processes, and a reaper would race
 // memcached's own exit status.
 package warmstart
 
 import (
+	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -76,6 +93,9 @@ const (
 	// MarkerSuffix names the launcher's marker (FILE.clean) of a save it saw complete; it holds
 	// the stop time (RFC 3339 with nanoseconds).
 	MarkerSuffix = ".clean"
+	// ArgsSuffix names the launcher's record (FILE.args) of the arguments memcached ran with when
+	// it saved (a JSON array), written before the marker; only read to log what changed.
+	ArgsSuffix = ".args"
 )
 
 // secondMargin is how far into the next wall-clock second after the save a warm start waits,
@@ -94,12 +114,18 @@ type Config struct {
 	Memcached string
 	// Args are memcached's arguments; the launcher adds -e MemoryFile, so they must not set it.
 	Args []string
+	// ArgsFile, when set, is a file holding more of memcached's arguments, a JSON array of
+	// strings, read at each start of memcached (after Args, under the same rules), and every
+	// ReloadInterval while it runs: when it holds other valid arguments, the launcher stops
+	// memcached with a save, as on SIGTERM, and returns 0, for a restart with them.
+	ArgsFile string
 	// WarmStartWindow is how long a warm start must run before an exit of memcached on its own
 	// stops counting as a bad save (default 30s).
 	WarmStartWindow time.Duration
 	// ReloadFile, when set, is a file memcached re-reads on SIGHUP (its -Y auth file): the
 	// launcher reads it every ReloadInterval (default 5s) and sends SIGHUP when its content
-	// changed, so a rotated password reaches memcached without a restart.
+	// changed, so a rotated password reaches memcached without a restart. ArgsFile is read as
+	// often.
 	ReloadFile     string
 	ReloadInterval time.Duration
 	// Signals are the signals the launcher received: SIGTERM, SIGINT and SIGUSR1 stop memcached
@@ -112,16 +138,20 @@ type Config struct {
 // Run starts memcached over cfg.MemoryFile, warm when the last stop was a save the launcher saw
 // complete, cold otherwise, and returns memcached's exit status (128+signal number when a signal
 // ended it) once memcached has exited for good: after a stop signal, on its own, or after a warm
-// start that failed and the cold start that followed. The error is for what kept memcached from
-// running at all (not found, files that cannot be removed), or a marker that cannot be written.
+// start that failed and the cold start that followed, or with a save after cfg.ArgsFile changed.
+// The error is for what kept memcached from running at all (not found, bad arguments, files that
+// cannot be removed), or a marker that cannot be written.
 func Run(cfg Config, log logr.Logger) (int, error) {
 	if cfg.MemoryFile == "" {
 		return 1, errors.New("failed to start memcached: no memory file")
 	}
-	for _, a := range cfg.Args {
-		if a == "-e" || (strings.HasPrefix(a, "-e") && !strings.HasPrefix(a, "--")) || strings.HasPrefix(a, "--memory-file") {
-			return 1, fmt.Errorf("failed to start memcached: its arguments set the memory file (%s); the launcher sets -e", a)
-		}
+	if err := checkArgs(cfg.Args); err != nil {
+		return 1, fmt.Errorf("failed to start memcached: %w", err)
+	}
+	// Read before the save is touched: a bad file keeps it for the start that reads a good one.
+	fileArgs, err := readArgsFile(cfg.ArgsFile)
+	if err != nil {
+		return 1, err
 	}
 	if cfg.WarmStartWindow <= 0 {
 		cfg.WarmStartWindow = 30 * time.Second
@@ -139,6 +169,7 @@ func Run(cfg Config, log logr.Logger) (int, error) {
 	warm := false
 	savedAt, reason := readSave(cfg.MemoryFile)
 	if reason == "" {
+		logChangedArgs(cfg.MemoryFile, append(slices.Clone(cfg.Args), fileArgs...), log)
 		wait := time.Until(savedAt.Truncate(time.Second).Add(time.Second + secondMargin))
 		if wait > maxWait {
 			reason = "the clock is behind the save's time"
@@ -162,8 +193,14 @@ func Run(cfg Config, log logr.Logger) (int, error) {
 		}
 	}
 
-	for {
-		code, requested, ran, err := runOnce(bin, cfg, warm, log)
+	for first := true; ; first = false {
+		if !first {
+			if fileArgs, err = readArgsFile(cfg.ArgsFile); err != nil {
+				return 1, err
+			}
+		}
+		args := append(slices.Clone(cfg.Args), fileArgs...)
+		code, requested, ran, err := runOnce(bin, cfg, args, fileArgs, warm, log)
 		if err != nil {
 			return 1, err
 		}
@@ -174,8 +211,14 @@ func Run(cfg Config, log logr.Logger) (int, error) {
 				log.Info("memcached stopped without a complete save; the next start is cold", "exitCode", code)
 				return code, nil
 			}
+			if b, err := json.Marshal(args); err == nil {
+				// Only for the log of what changed at the next start: no reason to lose the save.
+				if err := writeDurably(cfg.MemoryFile+ArgsSuffix, append(b, '\n'), "the arguments' record"); err != nil {
+					log.Error(err, "Failed to record memcached's arguments beside the save")
+				}
+			}
 			now := time.Now()
-			if err := writeMarker(marker, now); err != nil {
+			if err := writeDurably(marker, []byte(now.UTC().Format(time.RFC3339Nano)+"\n"), "the marker"); err != nil {
 				return 1, err
 			}
 			log.Info("memcached saved its cache", "savedAt", now.Format(time.RFC3339Nano), "exitCode", code)
@@ -236,10 +279,11 @@ func sleep(d time.Duration, signals <-chan os.Signal) os.Signal {
 	}
 }
 
-// runOnce runs memcached over cfg.MemoryFile until it exits and returns its exit status, whether
-// a stop was requested (the launcher sent SIGUSR1) and how long it ran.
-func runOnce(bin string, cfg Config, warm bool, log logr.Logger) (int, bool, time.Duration, error) {
-	cmd := exec.Command(bin, append(append([]string{}, cfg.Args...), "-e", cfg.MemoryFile)...)
+// runOnce runs memcached with args over cfg.MemoryFile until it exits and returns its exit
+// status, whether a stop was requested (the launcher sent SIGUSR1) and how long it ran. fileArgs
+// are the part of args read from cfg.ArgsFile: other valid arguments there stop memcached.
+func runOnce(bin string, cfg Config, args, fileArgs []string, warm bool, log logr.Logger) (int, bool, time.Duration, error) {
+	cmd := exec.Command(bin, append(slices.Clone(args), "-e", cfg.MemoryFile)...)
 	cmd.Stdout, cmd.Stderr = cfg.Stdout, cfg.Stderr
 	if cmd.Stdout == nil {
 		cmd.Stdout = os.Stdout
@@ -248,15 +292,18 @@ func runOnce(bin string, cfg Config, warm bool, log logr.Logger) (int, bool, tim
 		cmd.Stderr = os.Stderr
 	}
 	reloadSum := fileSum(cfg.ReloadFile)
+	// The args file's content last seen (an unreadable file counts as its error's text); none
+	// yet, so the first read compares the file with fileArgs, read before memcached started.
+	argsSeen := []byte("\x00not read yet")
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return 1, false, 0, fmt.Errorf("failed to start memcached: %w", err)
 	}
-	log.Info("Started memcached", "pid", cmd.Process.Pid, "warm", warm)
+	log.Info("Started memcached", "pid", cmd.Process.Pid, "warm", warm, "args", args)
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
 	var reload <-chan time.Time
-	if cfg.ReloadFile != "" {
+	if cfg.ReloadFile != "" || cfg.ArgsFile != "" {
 		t := time.NewTicker(cfg.ReloadInterval)
 		defer t.Stop()
 		reload = t.C
@@ -294,6 +341,23 @@ func runOnce(bin string, cfg Config, warm bool, log logr.Logger) (int, bool, tim
 				log.Info("The reload file changed; sending SIGHUP", "file", cfg.ReloadFile)
 				send(syscall.SIGHUP)
 			}
+			if cfg.ArgsFile == "" || requested {
+				continue
+			}
+			content := argsFileContent(cfg.ArgsFile)
+			if bytes.Equal(content, argsSeen) {
+				continue
+			}
+			argsSeen = content
+			newArgs, err := readArgsFile(cfg.ArgsFile)
+			switch {
+			case err != nil:
+				log.Error(err, "The arguments file changed to invalid arguments; memcached keeps running with its own", "file", cfg.ArgsFile, "args", fileArgs)
+			case !slices.Equal(newArgs, fileArgs):
+				requested = true
+				log.Info("Arguments changed; restarting memcached with its items", "file", cfg.ArgsFile, "oldArgs", fileArgs, "newArgs", newArgs)
+				send(syscall.SIGUSR1)
+			}
 		}
 	}
 }
@@ -311,10 +375,112 @@ func fileSum(path string) [sha256.Size]byte {
 	return sha256.Sum256(b)
 }
 
-// removeSave removes the memory file, its metadata and the marker (what is missing is fine), so
-// memcached starts over a new, empty file and the old file's memory is freed.
+// checkArgs refuses memcached arguments that set the memory file: the launcher sets -e.
+func checkArgs(args []string) error {
+	for _, a := range args {
+		if a == "-e" || (strings.HasPrefix(a, "-e") && !strings.HasPrefix(a, "--")) || strings.HasPrefix(a, "--memory-file") {
+			return fmt.Errorf("its arguments set the memory file (%s); the launcher sets -e", a)
+		}
+	}
+	return nil
+}
+
+// readArgsFile returns the memcached arguments in path, a JSON array of strings that checkArgs
+// accepts; nil for no path.
+func readArgsFile(path string) ([]string, error) {
+	if path == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("failed to read memcached's arguments: %w", err)
+	}
+	args, err := parseArgs(b)
+	if err == nil {
+		err = checkArgs(args)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("failed to read memcached's arguments from %s: %w", path, err)
+	}
+	return args, nil
+}
+
+// parseArgs decodes a JSON array of strings; an empty file, null, or an element that is not a
+// string is an error.
+func parseArgs(b []byte) ([]string, error) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return nil, errors.New("the file is empty, not a JSON array of strings")
+	}
+	var raw []json.RawMessage
+	if b[0] != '[' || json.Unmarshal(b, &raw) != nil {
+		return nil, errors.New("not a JSON array of strings")
+	}
+	args := make([]string, len(raw))
+	for i, r := range raw {
+		if len(r) == 0 || r[0] != '"' || json.Unmarshal(r, &args[i]) != nil {
+			return nil, fmt.Errorf("element %d (%s) is not a string", i, r)
+		}
+	}
+	return args, nil
+}
+
+// argsFileContent returns path's content, or for a file that cannot be read the error's text
+// (prefixed by a NUL, which a JSON text never holds), to tell one content from another.
+func argsFileContent(path string) []byte {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return []byte("\x00" + err.Error())
+	}
+	return b
+}
+
+// logChangedArgs logs, before a warm start with args, the options that differ from those
+// recorded with the save (ArgsSuffix); nothing when there is no record or nothing changed.
+func logChangedArgs(memoryFile string, args []string, log logr.Logger) {
+	b, err := os.ReadFile(memoryFile + ArgsSuffix)
+	if err != nil {
+		return
+	}
+	saved, err := parseArgs(b)
+	if err != nil || slices.Equal(saved, args) {
+		return
+	}
+	was, now := options(saved), options(args)
+	var removed, added []string
+	for _, o := range was {
+		if !slices.Contains(now, o) {
+			removed = append(removed, o)
+		}
+	}
+	for _, o := range now {
+		if !slices.Contains(was, o) {
+			added = append(added, o)
+		}
+	}
+	log.Info("memcached's arguments differ from the saved run's; it restores the items only if its memory settings (-m, -I, chunk sizes, ...) are the same",
+		"removed", removed, "added", added)
+}
+
+// options groups args into options, each with its value when the next argument is not an option
+// ("-t 4", "-M", "--threads=4"): good enough to show what changed.
+func options(args []string) []string {
+	var opts []string
+	for i := 0; i < len(args); i++ {
+		o := args[i]
+		if strings.HasPrefix(o, "-") && len(o) == 2 && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+			i++
+			o += " " + args[i]
+		}
+		opts = append(opts, o)
+	}
+	return opts
+}
+
+// removeSave removes the memory file, its metadata, the marker and the arguments' record (what is
+// missing is fine), so memcached starts over a new, empty file and the old file's memory is freed.
 func removeSave(memoryFile string) error {
-	for _, f := range []string{memoryFile + MarkerSuffix, memoryFile + MarkerSuffix + ".tmp", memoryFile + MetaSuffix, memoryFile} {
+	for _, f := range []string{memoryFile + MarkerSuffix, memoryFile + MarkerSuffix + ".tmp", memoryFile + ArgsSuffix, memoryFile + ArgsSuffix + ".tmp", memoryFile + MetaSuffix, memoryFile} {
 		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("failed to remove %s: %w", f, err)
 		}
@@ -322,15 +488,15 @@ func removeSave(memoryFile string) error {
 	return nil
 }
 
-// writeMarker writes the stop time t to path durably and atomically: a temporary file, synced,
-// renamed over path, and the directory synced.
-func writeMarker(path string, t time.Time) error {
+// writeDurably writes b to path (what names it in errors) durably and atomically: a temporary
+// file, synced, renamed over path, and the directory synced.
+func writeDurably(path string, b []byte, what string) error {
 	tmp := path + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
-		return fmt.Errorf("failed to create the marker %s: %w", tmp, err)
+		return fmt.Errorf("failed to create %s %s: %w", what, tmp, err)
 	}
-	_, err = f.WriteString(t.UTC().Format(time.RFC3339Nano) + "\n")
+	_, err = f.Write(b)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -338,18 +504,18 @@ func writeMarker(path string, t time.Time) error {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("failed to write the marker %s: %w", tmp, err)
+		return fmt.Errorf("failed to write %s %s: %w", what, tmp, err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("failed to rename the marker to %s: %w", path, err)
+		return fmt.Errorf("failed to rename %s to %s: %w", what, path, err)
 	}
 	dir, err := os.Open(filepath.Dir(path))
 	if err != nil {
-		return fmt.Errorf("failed to open the marker's directory: %w", err)
+		return fmt.Errorf("failed to open the directory of %s: %w", what, err)
 	}
 	defer dir.Close() //nolint:errcheck // read-only
 	if err := dir.Sync(); err != nil {
-		return fmt.Errorf("failed to sync the marker's directory: %w", err)
+		return fmt.Errorf("failed to sync the directory of %s: %w", what, err)
 	}
 	return nil
 }

@@ -371,6 +371,158 @@ func TestAuthFileReload(t *testing.T) {
 	}
 }
 
+// A change of the arguments file (--args-file) to other arguments stops memcached with a save and
+// ends the launcher with 0, as SIGTERM does; the next start runs memcached with the new arguments
+// (here -t, which memcached's restore does not depend on) and every key.
+func TestArgsFileChangeRestartsWarm(t *testing.T) {
+	t.Parallel()
+	bin := utils.MemcachedBinary(t)
+	dir := memoryDir(t)
+	cfg := Config{Memcached: bin, MemoryFile: filepath.Join(dir, "memory_file"), ArgsFile: filepath.Join(dir, "args"), ReloadInterval: 20 * time.Millisecond}
+	replaceFile(t, cfg.ArgsFile, `["-t","2"]`)
+	l := startLauncher(t, cfg)
+	c := l.client(t, 5*time.Second)
+	if got := c.setting(t, "num_threads"); got != "2" {
+		t.Errorf("num_threads %s, want 2 (the args file's -t)", got)
+	}
+	c.fill(t)
+	replaceFile(t, cfg.ArgsFile, `["-t", "3"]`)
+	changed := time.Now()
+	if code := l.wait(t, 5*time.Second); code != 0 {
+		t.Fatalf("the launcher exited %d after the args file changed, want 0; logs: %s", code, l.logs())
+	}
+	t.Logf("the launcher exited %s after the change (interval %s)", time.Since(changed).Round(time.Millisecond), cfg.ReloadInterval)
+	if !l.logged("Arguments changed; restarting memcached with its items") || !l.logged("memcached saved its cache") {
+		t.Errorf("the change or the save was not logged: %s", l.logs())
+	}
+	if _, err := os.Stat(cfg.MemoryFile + MarkerSuffix); err != nil {
+		t.Errorf("no marker after the change: %v", err)
+	}
+
+	l = startLauncher(t, cfg)
+	c = l.client(t, 5*time.Second)
+	if !l.logged("Starting warm") {
+		t.Errorf("the start after the change was not warm: %s", l.logs())
+	}
+	if !strings.Contains(l.logs(), `"added":["-t 3"]`) || !strings.Contains(l.logs(), `"removed":["-t 2"]`) {
+		t.Errorf("the changed arguments were not logged at the warm start: %s", l.logs())
+	}
+	if got := c.setting(t, "num_threads"); got != "3" {
+		t.Errorf("num_threads %s after the restart, want 3", got)
+	}
+	if n := c.count(t); n != keys {
+		t.Errorf("%d of %d keys after the restart with the new arguments", n, keys)
+	}
+	l.signal(syscall.SIGTERM)
+	if code := l.wait(t, 10*time.Second); code != 0 {
+		t.Errorf("the launcher exited %d after SIGTERM, want 0", code)
+	}
+}
+
+// Changes of the arguments file to invalid contents (each logged once), or to the same arguments
+// written otherwise, leave memcached running and serving.
+func TestArgsFileInvalidChangeKeepsRunning(t *testing.T) {
+	t.Parallel()
+	bin := utils.MemcachedBinary(t)
+	dir := memoryDir(t)
+	cfg := Config{Memcached: bin, MemoryFile: filepath.Join(dir, "memory_file"), ArgsFile: filepath.Join(dir, "args"), ReloadInterval: 20 * time.Millisecond}
+	replaceFile(t, cfg.ArgsFile, `["-t","2"]`)
+	l := startLauncher(t, cfg)
+	c := l.client(t, 5*time.Second)
+	contents := []struct {
+		content string // "": the file is removed
+		invalid bool
+	}{
+		{content: `["-t","2"`, invalid: true},
+		{content: ` [ "-t", "2" ]` + "\n"},
+		{content: `["-t",2]`, invalid: true},
+		{content: `null`, invalid: true},
+		{content: `["-t","2","-e","/tmp/other"]`, invalid: true},
+		{content: "", invalid: true},
+		{content: `["-t","2"]`},
+	}
+	invalid := 0
+	for _, tc := range contents {
+		if tc.content == "" {
+			if err := os.Remove(cfg.ArgsFile); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			replaceFile(t, cfg.ArgsFile, tc.content)
+		}
+		if tc.invalid {
+			invalid++
+		}
+		time.Sleep(5 * cfg.ReloadInterval)
+		if got := strings.Count(l.logs(), "The arguments file changed to invalid arguments"); got != invalid {
+			t.Errorf("after %q: %d errors logged, want %d; logs: %s", tc.content, got, invalid, l.logs())
+		}
+		if line, err := c.cmd("version\r\n"); err != nil || !strings.HasPrefix(line, "VERSION ") {
+			t.Fatalf("after %q: memcached answered %q, %v; logs: %s", tc.content, line, err, l.logs())
+		}
+	}
+	if l.logged("Arguments changed; restarting memcached with its items") {
+		t.Errorf("memcached was stopped for arguments that did not change: %s", l.logs())
+	}
+	l.signal(syscall.SIGTERM)
+	if code := l.wait(t, 10*time.Second); code != 0 {
+		t.Errorf("the launcher exited %d after SIGTERM, want 0", code)
+	}
+}
+
+// An arguments file that is missing, empty or not a JSON array of strings at start is an error
+// before anything starts: the save over the memory file is kept.
+func TestArgsFileInvalidAtStart(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		content string // "": no file
+		want    string
+	}{
+		"missing":         {want: "no such file or directory"},
+		"empty":           {content: "\n", want: "empty"},
+		"not JSON":        {content: "-t 4", want: "not a JSON array of strings"},
+		"an object":       {content: `{"t":4}`, want: "not a JSON array of strings"},
+		"a number in it":  {content: `["-t",4]`, want: "element 1 (4) is not a string"},
+		"setting -e":      {content: `["-e","/x"]`, want: "set the memory file"},
+		"trailing tokens": {content: `["-t","4"] ["-m"]`, want: "not a JSON array of strings"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			cfg := Config{Memcached: "/bin/true", MemoryFile: filepath.Join(dir, "memory_file"), ArgsFile: filepath.Join(dir, "args")}
+			if tc.content != "" {
+				replaceFile(t, cfg.ArgsFile, tc.content)
+			}
+			save := []string{cfg.MemoryFile, cfg.MemoryFile + MetaSuffix, cfg.MemoryFile + MarkerSuffix}
+			for _, f := range save {
+				writeAs(t, f, []byte(time.Now().UTC().Format(time.RFC3339Nano)))
+			}
+			code, err := Run(cfg, funcr.New(func(string, string) {}, funcr.Options{}))
+			if code != 1 || err == nil || !strings.Contains(err.Error(), "failed to read memcached's arguments") || !strings.Contains(err.Error(), tc.want) ||
+				!strings.Contains(err.Error(), cfg.ArgsFile) {
+				t.Errorf("Run returned %d, %v; want 1 and an error naming %s with %q", code, err, cfg.ArgsFile, tc.want)
+			}
+			for _, f := range save {
+				if _, err := os.Stat(f); err != nil {
+					t.Errorf("the save is not kept: %v", err)
+				}
+			}
+		})
+	}
+}
+
+// replaceFile replaces path with content atomically (a temporary file renamed over it), as the
+// kubelet's symlink swap of a downwardAPI volume does.
+func replaceFile(t *testing.T, path, content string) {
+	t.Helper()
+	tmp := path + ".new"
+	writeAs(t, tmp, []byte(content))
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // launcher is a Run in a goroutine, its logs and memcached's output kept.
 type launcher struct {
 	cfg      Config
@@ -564,6 +716,27 @@ func (c *client) cmd(s string) (string, error) {
 	}
 	line, err := c.r.ReadString('\n')
 	return strings.TrimSpace(line), err
+}
+
+// setting returns memcached's `stats settings` value of name.
+func (c *client) setting(t *testing.T, name string) string {
+	t.Helper()
+	if _, err := c.conn.Write([]byte("stats settings\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	value := ""
+	for {
+		line, err := c.r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("stats settings: %v", err)
+		}
+		if line == "END\r\n" {
+			return value
+		}
+		if f := strings.Fields(line); len(f) == 3 && f[0] == "STAT" && f[1] == name {
+			value = f[2]
+		}
+	}
 }
 
 func key(i int) string { return fmt.Sprintf("key-%05d", i) }
