@@ -60,7 +60,9 @@ type warmServer struct {
 // one at a time (never both unready at once), in the same pods (same UIDs, one restart each), and
 // every key must still be found on the server it was written to, with one UpdatedInPlace event
 // per server. Then spec.memcached.threads changes 4 → 8, a setting memcached restores: the same,
-// each container restarted once more with the new arguments. Then memcached of server 0 is killed with SIGKILL (crictl stop --timeout 0 on the
+// each container restarted once more with the new arguments. Then the password rotates (the
+// auth Secret's data): the new one works and the old one is refused on both servers, with no
+// restart and every key kept. All with authentication on (spec.auth). Then memcached of server 0 is killed with SIGKILL (crictl stop --timeout 0 on the
 // node's containerd, as an OOM kill would): that server must start empty within seconds, not in a
 // crash loop, and server 1 keep its keys.
 func TestWarmRestarts(t *testing.T) {
@@ -72,6 +74,10 @@ func TestWarmRestarts(t *testing.T) {
 	ctx := utils.TestContext(t)
 	ns := newRestrictedNamespace(t, "warm")
 	key := client.ObjectKey{Namespace: ns, Name: "warm"}
+	password := randomPassword(t)
+	users := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "warm-users", Namespace: ns},
+		Data: map[string][]byte{"authfile": []byte("app:" + password + "\n")}}
+	g.Expect(suite.k8s.Create(ctx, users)).To(Succeed())
 	mc := &cachev1alpha1.Memcached{
 		ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace},
 		Spec: cachev1alpha1.MemcachedSpec{
@@ -79,6 +85,7 @@ func TestWarmRestarts(t *testing.T) {
 			Image:          previous,
 			ServerIdentity: cachev1alpha1.ServerIdentityStable,
 			WarmRestart:    cachev1alpha1.WarmRestartSpec{Enabled: true},
+			Auth:           &cachev1alpha1.AuthSpec{SecretName: users.Name},
 			Memcached:      cachev1alpha1.MemcachedConfig{MaxMemoryMB: 64, MaxConnections: 1024, Threads: 4},
 		},
 	}
@@ -88,7 +95,7 @@ func TestWarmRestarts(t *testing.T) {
 	servers := warmServerList(key, 2)
 
 	var set memcache.PlacementReport
-	mustClientRun(t, ns, "", &set, "hashset", "-servers", strings.Join(servers, ","), "-prefix", "warm", "-n", fmt.Sprint(warmKeys))
+	mustClientRun(t, ns, creds("", password), &set, "hashset", "-servers", strings.Join(servers, ","), "-prefix", "warm", "-n", fmt.Sprint(warmKeys), "-user", "app", "-credentials-stdin")
 	g.Expect(set.Keys).To(HaveLen(warmKeys))
 	t.Logf("memory with %d keys on %s: %s", warmKeys, previous, podMemory(t, ns, key.Name+"-0"))
 
@@ -123,7 +130,7 @@ func TestWarmRestarts(t *testing.T) {
 		g.Expect(s.restarts).To(Equal(before[name].restarts+1), "server %s restarted once", name)
 	}
 	t.Logf("memory after the in-place restart: %s", podMemory(t, ns, key.Name+"-0"))
-	found := keysOnTheirServer(t, ns, servers, set)
+	found := keysOnTheirServer(t, ns, servers, set, password)
 	t.Logf("after the upgrade %s → %s: %d of %d keys found on their server", previous, current, found, warmKeys)
 	g.Expect(found).To(Equal(warmKeys), "every key survived the in-place upgrade")
 	g.Expect(eventsFor(ctx, ns, "UpdatedInPlace")).To(HaveLen(2))
@@ -157,11 +164,35 @@ func TestWarmRestarts(t *testing.T) {
 	for name, s := range tuned {
 		g.Expect(s.uid).To(Equal(after[name].uid), "server %s kept its pod", name)
 	}
-	found = keysOnTheirServer(t, ns, servers, set)
+	found = keysOnTheirServer(t, ns, servers, set, password)
 	t.Logf("after -t 4 → 8: %d of %d keys found on their server", found, warmKeys)
 	g.Expect(found).To(Equal(warmKeys), "every key survived the change of threads")
 	g.Expect(eventsFor(ctx, ns, "UpdatedInPlace")).To(HaveLen(4))
 	after = tuned
+
+	// A password rotation: the launcher sees the new auth file and sends memcached SIGHUP; no
+	// container restarts, every key stays.
+	start = time.Now()
+	rotated := randomPassword(t)
+	users.Data["authfile"] = []byte("app:" + rotated + "\n")
+	g.Expect(suite.k8s.Update(ctx, users)).To(Succeed())
+	g.Eventually(func() error {
+		var r memcache.ServersReport
+		return clientRun(ctx, ns, creds("", rotated), &r, "servers", "-servers", strings.Join(servers, ","), "-user", "app", "-credentials-stdin")
+	}, 3*time.Minute, time.Second).Should(Succeed(), "the rotated password works on every server")
+	t.Logf("rotated password accepted by both servers %s after the Secret's update", utils.Ms(time.Since(start)))
+	var old memcache.ServersReport
+	g.Expect(clientRun(ctx, ns, creds("", password), &old, "servers", "-servers", strings.Join(servers, ","), "-user", "app", "-credentials-stdin")).NotTo(Succeed(), "the old password is refused")
+	password = rotated
+	rotatedState, err := warmState(ctx, key, current, nil)
+	g.Expect(err).NotTo(HaveOccurred())
+	for name, s := range rotatedState {
+		g.Expect(s.uid).To(Equal(after[name].uid), "server %s kept its pod", name)
+		g.Expect(s.restarts).To(Equal(after[name].restarts), "server %s did not restart for the rotation", name)
+	}
+	found = keysOnTheirServer(t, ns, servers, set, password)
+	t.Logf("after the rotation: %d of %d keys found on their server", found, warmKeys)
+	g.Expect(found).To(Equal(warmKeys), "every key survived the password rotation")
 
 	// A SIGKILL leaves no usable save: server 0 starts empty, within seconds, once.
 	pod := &corev1.Pod{}
@@ -184,7 +215,7 @@ func TestWarmRestarts(t *testing.T) {
 	}, podStartTimeout, 200*time.Millisecond).Should(Succeed(), "server 0 restarted once and serves, server 1 did not restart")
 	t.Logf("server 0 serving again %s after its SIGKILL", utils.Ms(time.Since(killed)))
 	var loc memcache.PlacementReport
-	mustClientRun(t, ns, "", &loc, "locate", "-servers", strings.Join(servers, ","), "-prefix", "warm", "-n", fmt.Sprint(warmKeys))
+	mustClientRun(t, ns, creds("", password), &loc, "locate", "-servers", strings.Join(servers, ","), "-prefix", "warm", "-n", fmt.Sprint(warmKeys), "-user", "app", "-credentials-stdin")
 	on0, on1 := 0, 0
 	for k, where := range set.Keys {
 		if len(loc.Keys[k]) == 1 && loc.Keys[k][0] == where[0] {
@@ -254,11 +285,12 @@ func warmState(ctx context.Context, key client.ObjectKey, image string, prev map
 	return out, nil
 }
 
-// keysOnTheirServer counts the keys of set that locate finds on the one server hashset put them on.
-func keysOnTheirServer(t *testing.T, ns string, servers []string, set memcache.PlacementReport) int {
+// keysOnTheirServer counts the keys of set that locate finds, as user app with password, on the
+// one server hashset put them on.
+func keysOnTheirServer(t *testing.T, ns string, servers []string, set memcache.PlacementReport, password string) int {
 	t.Helper()
 	var loc memcache.PlacementReport
-	mustClientRun(t, ns, "", &loc, "locate", "-servers", strings.Join(servers, ","), "-prefix", "warm", "-n", fmt.Sprint(warmKeys))
+	mustClientRun(t, ns, creds("", password), &loc, "locate", "-servers", strings.Join(servers, ","), "-prefix", "warm", "-n", fmt.Sprint(warmKeys), "-user", "app", "-credentials-stdin")
 	found := 0
 	for k, where := range set.Keys {
 		if got := loc.Keys[k]; len(got) == 1 && got[0] == where[0] {
@@ -292,9 +324,19 @@ func podMemory(t *testing.T, ns, pod string) string {
 	if err := suite.k8s.Get(utils.TestContext(t), client.ObjectKey{Namespace: ns, Name: pod}, p); err != nil {
 		return err.Error()
 	}
-	out, _, err := runKubectl(utils.TestContext(t), "", "get", "--raw", "/api/v1/nodes/"+p.Spec.NodeName+"/proxy/stats/summary")
-	if err != nil {
-		return err.Error()
+	// The kubelet's summary lags a container's start by a few seconds: wait for the pod's figure.
+	var out string
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var err error
+		out, _, err = runKubectl(utils.TestContext(t), "", "get", "--raw", "/api/v1/nodes/"+p.Spec.NodeName+"/proxy/stats/summary")
+		if err != nil {
+			return err.Error()
+		}
+		if podWorkingSet(out, ns, pod) > 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Second)
 	}
 	var summary struct {
 		Pods []struct {
@@ -321,4 +363,23 @@ func podMemory(t *testing.T, ns, pod string) string {
 		}
 	}
 	return "no stats for the pod yet"
+}
+
+// podWorkingSet returns the pod's working set in the kubelet's summary out, 0 when absent.
+func podWorkingSet(out, ns, pod string) uint64 {
+	var summary struct {
+		Pods []struct {
+			PodRef struct{ Name, Namespace string }
+			Memory struct{ WorkingSetBytes uint64 }
+		}
+	}
+	if json.Unmarshal([]byte(out), &summary) != nil {
+		return 0
+	}
+	for _, s := range summary.Pods {
+		if s.PodRef.Name == pod && s.PodRef.Namespace == ns {
+			return s.Memory.WorkingSetBytes
+		}
+	}
+	return 0
 }
