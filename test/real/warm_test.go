@@ -62,7 +62,9 @@ type warmServer struct {
 // per server. Then spec.memcached.threads changes 4 → 8, a setting memcached restores: the same,
 // each container restarted once more with the new arguments. Then the password rotates (the
 // auth Secret's data): the new one works and the old one is refused on both servers, with no
-// restart and every key kept. All with authentication on (spec.auth). Then memcached of server 0 is killed with SIGKILL (crictl stop --timeout 0 on the
+// restart and every key kept. All with authentication on (spec.auth). Last, maxMemoryMB changes,
+// which a running pod cannot take: both servers are replaced, one at a time, with one Replaced
+// event each. Then memcached of server 0 is killed with SIGKILL (crictl stop --timeout 0 on the
 // node's containerd, as an OOM kill would): that server must start empty within seconds, not in a
 // crash loop, and server 1 keep its keys.
 func TestWarmRestarts(t *testing.T) {
@@ -229,6 +231,41 @@ func TestWarmRestarts(t *testing.T) {
 	t.Logf("after the SIGKILL: %d keys found on server 0, %d on server 1", on0, on1)
 	g.Expect(on0).To(BeZero(), "server 0 started empty")
 	g.Expect(on1).To(BeNumerically(">", warmKeys/4), "server 1 kept its keys")
+
+	// A change a running pod cannot take (the memory size: the memory volume and the container's
+	// resources): each server is replaced, one at a time, under its name, and says so.
+	start = time.Now()
+	g.Expect(suite.k8s.Get(ctx, key, &patched)).To(Succeed())
+	p = client.MergeFrom(patched.DeepCopy())
+	patched.Spec.Memcached.MaxMemoryMB = 96
+	g.Expect(suite.k8s.Patch(ctx, &patched, p)).To(Succeed())
+	maxUnready = 0
+	g.Eventually(func() error {
+		pods, err := utils.InstancePods(ctx, suite.k8s, key)
+		if err != nil {
+			return err
+		}
+		unready := 0
+		for i := range pods {
+			if !utils.PodRunningReady(&pods[i]) {
+				unready++
+			}
+		}
+		maxUnready = max(maxUnready, unready+2-len(pods))
+		state, err := warmState(ctx, key, current, nil)
+		if err != nil {
+			return err
+		}
+		for name, s := range state {
+			if s.uid == after[name].uid {
+				return fmt.Errorf("server %s not replaced yet", name)
+			}
+		}
+		return nil
+	}, 3*podStartTimeout, 200*time.Millisecond).Should(Succeed())
+	t.Logf("both servers replaced for maxMemoryMB 64 → 96 in %s, at most %d away at once", utils.Ms(time.Since(start)), maxUnready)
+	g.Expect(maxUnready).To(BeNumerically("<=", 1), "the servers were replaced one at a time")
+	g.Expect(eventsFor(ctx, ns, "Replaced")).To(HaveLen(2))
 }
 
 // warmServerList is status.serverList of a Stable instance of n servers.
