@@ -31,6 +31,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -54,10 +55,7 @@ func rolloutPending(sts *appsv1.StatefulSet) bool {
 	if sts == nil || sts.Spec.UpdateStrategy.Type != appsv1.OnDeleteStatefulSetStrategyType {
 		return false
 	}
-	replicas := int32(1)
-	if sts.Spec.Replicas != nil {
-		replicas = *sts.Spec.Replicas
-	}
+	replicas := ptr.Deref(sts.Spec.Replicas, 1)
 	return sts.Status.ObservedGeneration < sts.Generation || sts.Status.UpdatedReplicas != replicas
 }
 

@@ -80,11 +80,6 @@ func warmRestartEnabled(mc *cachev1alpha1.Memcached, opts Options) bool {
 	return mc.WarmRestarts() && opts.CertReloaderImage != ""
 }
 
-// WarmRestartEnabled is warmRestartEnabled for the controller.
-func WarmRestartEnabled(mc *cachev1alpha1.Memcached, opts Options) bool {
-	return warmRestartEnabled(mc, opts)
-}
-
 // warmVolumes returns the two emptyDirs of warm restarts, nil when off: the memory file's, in
 // memory (medium Memory) and sized to it (maxMemoryMB MiB plus warmMetaMiB), and the launcher's.
 // Both count toward the pod's memory (the file's pages are memcached's item memory, charged

@@ -29,6 +29,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/utils/ptr"
 )
 
 // How the servers of a StatefulSet with warm restarts (update strategy OnDelete) move to a new
@@ -86,10 +87,7 @@ func PlanServerUpdate(sts *appsv1.StatefulSet, pods []corev1.Pod, templates map[
 	target := sts.Status.UpdateRevision
 	var outdated *corev1.Pod
 	outdatedOrdinal := -1
-	replicas := int32(1)
-	if sts.Spec.Replicas != nil {
-		replicas = *sts.Spec.Replicas
-	}
+	replicas := ptr.Deref(sts.Spec.Replicas, 1)
 	ready := 0
 	for i := range pods {
 		p := &pods[i]
@@ -300,7 +298,9 @@ func argsChange(old, new string) string {
 	}
 	oa, ob := argOptions(a), argOptions(b)
 	var changed, cold []string
-	for _, k := range slices.Sorted(maps.Keys(union(oa, ob))) {
+	both := maps.Clone(oa)
+	maps.Copy(both, ob)
+	for _, k := range slices.Sorted(maps.Keys(both)) {
 		if !slices.Equal(oa[k], ob[k]) {
 			changed = append(changed, fmt.Sprintf("%s %s → %s", k, optionValue(oa, k), optionValue(ob, k)))
 			if restoreFlags[k] {
@@ -315,32 +315,19 @@ func argsChange(old, new string) string {
 }
 
 // argOptions groups memcached's arguments by option: each option and the values after it (an
-// option set twice keeps both runs of values, in order).
+// option set twice keeps the values of both, in order; a flag without one has none).
 func argOptions(args []string) map[string][]string {
 	out := map[string][]string{}
 	opt := ""
 	for _, a := range args {
 		if strings.HasPrefix(a, "-") {
 			opt = a
-			out[opt] = append(out[opt], "")
+			if out[opt] == nil {
+				out[opt] = []string{}
+			}
 			continue
 		}
 		out[opt] = append(out[opt], a)
-	}
-	for k, v := range out {
-		out[k] = slices.DeleteFunc(v, func(s string) bool { return s == "" })
-	}
-	return out
-}
-
-// union returns the keys of a and b.
-func union(a, b map[string][]string) map[string]bool {
-	out := map[string]bool{}
-	for k := range a {
-		out[k] = true
-	}
-	for k := range b {
-		out[k] = true
 	}
 	return out
 }

@@ -101,32 +101,9 @@ func TestWarmRestarts(t *testing.T) {
 	g.Expect(set.Keys).To(HaveLen(warmKeys))
 	t.Logf("memory with %d keys on %s: %s", warmKeys, previous, podMemory(t, ns, key.Name+"-0"))
 
-	// The upgrade, watched: at most one server unready at any time.
-	start := time.Now()
-	var patched cachev1alpha1.Memcached
-	g.Expect(suite.k8s.Get(ctx, key, &patched)).To(Succeed())
-	p := client.MergeFrom(patched.DeepCopy())
-	patched.Spec.Image = current
-	g.Expect(suite.k8s.Patch(ctx, &patched, p)).To(Succeed())
-	maxUnready := 0
-	var after map[string]warmServer
-	g.Eventually(func() error {
-		pods, err := utils.InstancePods(ctx, suite.k8s, key)
-		if err != nil {
-			return err
-		}
-		unready := 0
-		for i := range pods {
-			if !utils.PodRunningReady(&pods[i]) {
-				unready++
-			}
-		}
-		maxUnready = max(maxUnready, unready)
-		after, err = warmState(ctx, key, current, before)
-		return err
-	}, 3*podStartTimeout, 200*time.Millisecond).Should(Succeed())
-	t.Logf("both servers on %s in %s, at most %d unready at once", current, utils.Ms(time.Since(start)), maxUnready)
-	g.Expect(maxUnready).To(BeNumerically("<=", 1), "the servers were updated one at a time")
+	// The upgrade, watched: at most one server away at any time.
+	after := changeAndWatch(t, key, "memcached "+current, func(mc *cachev1alpha1.Memcached) { mc.Spec.Image = current },
+		func() (map[string]warmServer, error) { return warmState(ctx, key, current, before) })
 	for name, s := range after {
 		g.Expect(s.uid).To(Equal(before[name].uid), "server %s kept its pod", name)
 		g.Expect(s.restarts).To(Equal(before[name].restarts+1), "server %s restarted once", name)
@@ -139,30 +116,8 @@ func TestWarmRestarts(t *testing.T) {
 
 	// A setting memcached restores (its threads): the new arguments reach the running pods
 	// through their annotation; each launcher saves, exits, and its container restarts with them.
-	start = time.Now()
-	g.Expect(suite.k8s.Get(ctx, key, &patched)).To(Succeed())
-	p = client.MergeFrom(patched.DeepCopy())
-	patched.Spec.Memcached.Threads = 8
-	g.Expect(suite.k8s.Patch(ctx, &patched, p)).To(Succeed())
-	maxUnready = 0
-	var tuned map[string]warmServer
-	g.Eventually(func() error {
-		pods, err := utils.InstancePods(ctx, suite.k8s, key)
-		if err != nil {
-			return err
-		}
-		unready := 0
-		for i := range pods {
-			if !utils.PodRunningReady(&pods[i]) {
-				unready++
-			}
-		}
-		maxUnready = max(maxUnready, unready)
-		tuned, err = warmState(ctx, key, current, after)
-		return err
-	}, 3*podStartTimeout, 200*time.Millisecond).Should(Succeed())
-	t.Logf("both servers on -t 8 in %s, at most %d unready at once", utils.Ms(time.Since(start)), maxUnready)
-	g.Expect(maxUnready).To(BeNumerically("<=", 1), "the servers were updated one at a time")
+	tuned := changeAndWatch(t, key, "-t 8", func(mc *cachev1alpha1.Memcached) { mc.Spec.Memcached.Threads = 8 },
+		func() (map[string]warmServer, error) { return warmState(ctx, key, current, after) })
 	for name, s := range tuned {
 		g.Expect(s.uid).To(Equal(after[name].uid), "server %s kept its pod", name)
 	}
@@ -174,7 +129,7 @@ func TestWarmRestarts(t *testing.T) {
 
 	// A password rotation: the launcher sees the new auth file and sends memcached SIGHUP; no
 	// container restarts, every key stays.
-	start = time.Now()
+	start := time.Now()
 	rotated := randomPassword(t)
 	users.Data["authfile"] = []byte("app:" + rotated + "\n")
 	g.Expect(suite.k8s.Update(ctx, users)).To(Succeed())
@@ -234,38 +189,53 @@ func TestWarmRestarts(t *testing.T) {
 
 	// A change a running pod cannot take (the memory size: the memory volume and the container's
 	// resources): each server is replaced, one at a time, under its name, and says so.
-	start = time.Now()
-	g.Expect(suite.k8s.Get(ctx, key, &patched)).To(Succeed())
-	p = client.MergeFrom(patched.DeepCopy())
-	patched.Spec.Memcached.MaxMemoryMB = 96
-	g.Expect(suite.k8s.Patch(ctx, &patched, p)).To(Succeed())
-	maxUnready = 0
+	changeAndWatch(t, key, "maxMemoryMB 96, servers replaced", func(mc *cachev1alpha1.Memcached) { mc.Spec.Memcached.MaxMemoryMB = 96 },
+		func() (map[string]warmServer, error) {
+			state, err := warmState(ctx, key, current, nil)
+			for name, s := range state {
+				if s.uid == after[name].uid {
+					return nil, fmt.Errorf("server %s not replaced yet", name)
+				}
+			}
+			return state, err
+		})
+	g.Expect(eventsFor(ctx, ns, "Replaced")).To(HaveLen(2))
+}
+
+// changeAndWatch patches the Memcached key with edit, then polls every 200 ms until done
+// returns the servers without error, and fails the test unless at most one server was away
+// (unready or missing) at any poll: the operator moves one server at a time. It logs how long
+// the change took, as what.
+func changeAndWatch(t *testing.T, key client.ObjectKey, what string, edit func(*cachev1alpha1.Memcached), done func() (map[string]warmServer, error)) map[string]warmServer {
+	t.Helper()
+	g := NewWithT(t)
+	ctx := utils.TestContext(t)
+	start := time.Now()
+	mc := &cachev1alpha1.Memcached{}
+	g.Expect(suite.k8s.Get(ctx, key, mc)).To(Succeed())
+	patch := client.MergeFrom(mc.DeepCopy())
+	edit(mc)
+	g.Expect(suite.k8s.Patch(ctx, mc, patch)).To(Succeed())
+	maxAway := 0
+	var servers map[string]warmServer
 	g.Eventually(func() error {
 		pods, err := utils.InstancePods(ctx, suite.k8s, key)
 		if err != nil {
 			return err
 		}
-		unready := 0
+		away := int(mc.Spec.Size) - len(pods)
 		for i := range pods {
 			if !utils.PodRunningReady(&pods[i]) {
-				unready++
+				away++
 			}
 		}
-		maxUnready = max(maxUnready, unready+2-len(pods))
-		state, err := warmState(ctx, key, current, nil)
-		if err != nil {
-			return err
-		}
-		for name, s := range state {
-			if s.uid == after[name].uid {
-				return fmt.Errorf("server %s not replaced yet", name)
-			}
-		}
-		return nil
+		maxAway = max(maxAway, away)
+		servers, err = done()
+		return err
 	}, 3*podStartTimeout, 200*time.Millisecond).Should(Succeed())
-	t.Logf("both servers replaced for maxMemoryMB 64 → 96 in %s, at most %d away at once", utils.Ms(time.Since(start)), maxUnready)
-	g.Expect(maxUnready).To(BeNumerically("<=", 1), "the servers were replaced one at a time")
-	g.Expect(eventsFor(ctx, ns, "Replaced")).To(HaveLen(2))
+	t.Logf("%s on both servers in %s, at most %d away at once", what, utils.Ms(time.Since(start)), maxAway)
+	g.Expect(maxAway).To(BeNumerically("<=", 1), "the servers were changed one at a time")
+	return servers
 }
 
 // warmServerList is status.serverList of a Stable instance of n servers.
