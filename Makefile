@@ -104,6 +104,11 @@ OPERATOR_CONTROLLER_VERSION ?= v1.2.0
 CERT_MANAGER_VERSION ?= v1.11.5
 # crd-ref-docs writes docs/api-reference.md from the Go types (make api-docs).
 CRD_REF_DOCS_VERSION ?= v0.3.0
+# kubebuilder's helm/v2-alpha plugin generates the Helm chart (dist/chart) from config/default's
+# kustomize output (make helm-chart); helm lints and renders it (make test) and the real tier
+# installs and upgrades it.
+KUBEBUILDER_VERSION ?= v4.16.0
+HELM_VERSION ?= v4.3.2
 GRPC_HEALTH_PROBE_VERSION ?= v0.4.53
 # memcached_exporter (spec.monitoring's sidecar): the local image is built from this release's Go
 # module (hack/tools/memcached-exporter, whose go.mod must require it); users get the public

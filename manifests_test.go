@@ -28,8 +28,8 @@ import (
 )
 
 // shippedDirs are the trees whose files reach users: kustomize bases and overlays, the OLM bundle
-// and the file-based catalog.
-var shippedDirs = []string{"config", "bundle", "catalog", "catalog-template"}
+// the file-based catalog and the Helm chart.
+var shippedDirs = []string{"config", "bundle", "catalog", "catalog-template", "dist/chart"}
 
 // Nothing we ship turns TLS verification off, nor lets a scraped endpoint choose its own target
 // labels: no insecureSkipVerify (in any spelling: the Prometheus Operator's insecureSkipVerify,

@@ -55,6 +55,10 @@ build-installer: manifests kustomize ## Write dist/install.yaml: the CRD, RBAC a
 		$(KUSTOMIZE) build "$$tmp/config/default" > dist/install.yaml.tmp && mv dist/install.yaml.tmp dist/install.yaml
 	@echo "wrote dist/install.yaml (operator image $(IMG)): kubectl apply --server-side -f dist/install.yaml"
 
+.PHONY: helm-chart
+helm-chart: manifests kustomize kubebuilder ## Write the Helm chart dist/chart from config/default (kubebuilder's helm/v2-alpha plugin, hack/helm/chart.sh); version VERSION, operator image IMAGE_TAG_BASE:vVERSION.
+	@VERSION=$(VERSION) IMG=$(IMAGE_TAG_BASE):v$(VERSION) KUBEBUILDER=$(KUBEBUILDER) KUSTOMIZE=$(KUSTOMIZE) hack/helm/chart.sh
+
 .PHONY: undeploy
 undeploy: kustomize kubectl ## Remove the operator deployed by `make deploy`.
 	$(KUSTOMIZE) build config/default | $(KUBECTL) delete --ignore-not-found -f -

@@ -33,7 +33,7 @@ ROOT_ONLY_TESTS = make scorecard (the bundle's scorecard tests, run locally) and
 IS_ROOT := $(if $(filter 0,$(shell id -u)),1)
 
 .PHONY: test
-test: manifests generate fmt vet envtest-assets scorecard-tools operator-sdk memcached-debian ## Run unit, envtest, alert-rule (promtool), dashboard and bundle tests, then the bundle freshness check, scorecard (as root; skipped otherwise) and catalog validation.
+test: manifests generate fmt vet envtest-assets scorecard-tools operator-sdk memcached-debian helm kustomize ## Run unit, envtest, alert-rule (promtool), dashboard and bundle tests, then the bundle freshness check, scorecard (as root; skipped otherwise) and catalog validation.
 	$(if $(IS_ROOT),,@echo ">> not root: skipping $(ROOT_ONLY_TESTS); they need a private mount namespace (unshare --mount). CI runs them as root.")
 	KUBEBUILDER_ASSETS="$(LOCALBIN)" go test ./... -coverprofile cover.out
 	$(MAKE) --no-print-directory dashboards-check
@@ -51,6 +51,6 @@ bench: envtest-assets ## Run the Go benchmarks of the builders, the status compu
 	KUBEBUILDER_ASSETS="$(LOCALBIN)" go test ./controllers/... -run '^$$' -bench . -benchmem
 
 .PHONY: verify
-verify: manifests generate api-docs fmt ## Fail when generated files (the API reference included) or formatting differ from what is committed.
+verify: manifests generate api-docs helm-chart fmt ## Fail when generated files (the API reference included) or formatting differ from what is committed.
 	@# createdAt is the time `make bundle` ran: not a difference of content.
-	@git diff --exit-code -I '^    createdAt: ' -- . ':(exclude)cover.out' || { echo "generated files or formatting differ from the commit: run 'make generate manifests api-docs fmt' (and 'make bundle' for bundle/) and commit"; exit 1; }
+	@git diff --exit-code -I '^    createdAt: ' -- . ':(exclude)cover.out' || { echo "generated files or formatting differ from the commit: run 'make generate manifests api-docs helm-chart fmt' (and 'make bundle' for bundle/) and commit"; exit 1; }

@@ -9,6 +9,8 @@ KUBECTL ?= $(LOCALBIN)/kubectl
 OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk
 OPM ?= $(LOCALBIN)/opm
 CATALOG_TOOL ?= $(LOCALBIN)/catalog-tool
+KUBEBUILDER ?= $(LOCALBIN)/kubebuilder
+HELM ?= $(LOCALBIN)/helm
 
 ##@ Tools
 
@@ -26,6 +28,16 @@ kustomize: ## Build kustomize into ./bin.
 crd-ref-docs: ## Build crd-ref-docs into ./bin.
 	@hack/tools/build-tool.sh crd-ref-docs $(CRD_REF_DOCS_VERSION) -- \
 		bash -c 'GOBIN=$$(dirname "$$OUT") go install github.com/elastic/crd-ref-docs@$(CRD_REF_DOCS_VERSION)'
+
+.PHONY: kubebuilder
+kubebuilder: ## Build kubebuilder (its helm/v2-alpha plugin writes dist/chart) into ./bin.
+	@hack/tools/build-tool.sh kubebuilder $(KUBEBUILDER_VERSION) -- \
+		bash -c 'GOBIN=$$(dirname "$$OUT") go install sigs.k8s.io/kubebuilder/v4@$(KUBEBUILDER_VERSION)'
+
+.PHONY: helm
+helm: ## Build helm into ./bin.
+	@hack/tools/build-tool.sh helm $(HELM_VERSION) -- \
+		bash -c 'GOBIN=$$(dirname "$$OUT") go install helm.sh/helm/v4/cmd/helm@$(HELM_VERSION)'
 
 .PHONY: kubectl
 kubectl: ## Build kubectl into ./bin.
