@@ -192,8 +192,13 @@ func makeVersion(t *testing.T) string {
 // operand images, the operator's image, resources and pull secrets, and the metrics NetworkPolicy.
 func TestChartValues(t *testing.T) {
 	env := func(c corev1.Container) map[string]string {
+		t.Helper()
 		m := map[string]string{}
-		for _, e := range c.Env { // the last of a name wins, as the kubelet does
+		for _, e := range c.Env {
+			// Helm 4 applies server-side, which refuses two entries of one name.
+			if _, dup := m[e.Name]; dup {
+				t.Errorf("env %s twice: the server-side apply of helm install refuses it", e.Name)
+			}
 			m[e.Name] = e.Value
 		}
 		return m

@@ -173,3 +173,15 @@ demo-olmv1-real-down: kubectl ## Remove what demo-olmv1-real created (its namesp
 scorecard-real: kubectl kustomize operator-sdk ## Run operator-sdk scorecard on bundle/ in the real-node cluster, its tests as pods from local images (config/scorecard-local).
 	$(MAKE) --no-print-directory cluster-up NODE=real CLUSTER_DIR=$(REAL_CLUSTER_DIR)
 	KUBECONFIG="$(REAL_KUBECONFIG)" hack/olm/scorecard-real.sh run bundle
+
+.PHONY: test-helm-real
+test-helm-real: kubectl kustomize helm kubebuilder ## Install the Helm chart of the newest release (OLM_REAL_PREVIOUS, written from its source) on the real node, then upgrade to dist/chart and uninstall (test/helmreal).
+	$(MAKE) --no-print-directory cluster-up NODE=real CLUSTER_DIR=$(REAL_CLUSTER_DIR)
+	$(MAKE) --no-print-directory real-images
+	@# The chart installs the CRD and the operator itself: what deploy-real applied goes first.
+	[ ! -f "$(REAL_CLUSTER_DIR)/deploy/kustomization.yaml" ] || $(MAKE) --no-print-directory undeploy-real
+	KUBEBUILDER=$(KUBEBUILDER) KUSTOMIZE=$(KUSTOMIZE) hack/helm/previous.sh $(OLM_REAL_PREVIOUS) "$(REAL_CLUSTER_DIR)/helm"
+	set -a; . "$(REGISTRY_DIR)/images.env"; . "$(REAL_CLUSTER_DIR)/helm/previous.env"; set +a; \
+	KUBECONFIG="$(REAL_KUBECONFIG)" KUBECTL="$(KUBECTL)" HELM="$(HELM)" HELM_CHART="$(CURDIR)/dist/chart" \
+	OPERATOR_IMAGE="$(REAL_IMG:%:v$(VERSION)=%)@$$(skopeo inspect --tls-verify=false --format '{{.Digest}}' docker://$(REAL_IMG))" \
+		go test -tags real ./test/helmreal/ -v -count=1 -timeout 15m

@@ -66,6 +66,25 @@ awk '
 mv "$chart/values.yaml.tmp" "$chart/values.yaml"
 grep -q '^  enabled: true$' <(sed -n '/^certManager:/,/^$/p' "$chart/values.yaml") || {
   echo "chart.sh: values.yaml has no certManager block to turn on" >&2; exit 1; }
+# manager.envOverrides replaces a variable of manager.env by name. The plugin's template lists
+# both, and Helm 4 applies server-side, where two entries of one name are refused ("duplicate
+# entries for key [name=...]"): the override of a RELATED_IMAGE_* or of WATCH_NAMESPACE, which
+# every mirror or one-namespace install sets, failed to install. The template now leaves out of
+# manager.env the names envOverrides sets (TestChartValues renders no duplicate).
+manager=$chart/templates/manager/manager.yaml
+awk '
+  $0 == "          {{- toYaml .Values.manager.env | nindent 10 }}" {
+    print "          {{- $overrides := .Values.manager.envOverrides | default dict }}"
+    print "          {{- range .Values.manager.env }}"
+    print "          {{- if not (and (kindIs \"map\" $overrides) (hasKey $overrides .name)) }}"
+    print "          {{- toYaml (list .) | nindent 10 }}"
+    print "          {{- end }}"
+    print "          {{- end }}"
+    done = 1; next }
+  { print }
+  END { if (!done) { print "chart.sh: the manager template has no manager.env line to replace" > "/dev/stderr"; exit 1 } }' \
+  "$manager" >"$manager.tmp"
+mv "$manager.tmp" "$manager"
 if grep -rq 'insecureSkipVerify\|\.Values\.prometheus' "$chart"; then
   echo "chart.sh: the chart still skips TLS verification or reads .Values.prometheus" >&2; exit 1
 fi
