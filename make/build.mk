@@ -15,6 +15,12 @@ build: manifests generate fmt vet ## Build the manager binary into bin/manager (
 plugin: ## Build the kubectl plugin into bin/kubectl-memcached (kubectl memcached status|report; docs/troubleshooting.md).
 	CGO_ENABLED=0 go build -o $(LOCALBIN)/kubectl-memcached ./cmd/kubectl-memcached
 
+.PHONY: release-artifacts
+# RELEASE_ARTIFACTS is where make release-artifacts writes (not committed: dist/ holds only the chart).
+RELEASE_ARTIFACTS ?= $(shell pwd)/dist/release
+release-artifacts: kustomize helm ## Write the files a release publishes beside its images into RELEASE_ARTIFACTS: install.yaml, the CRD, the Helm chart package, the kubectl plugin's archives, its krew manifest, SHA256SUMS (hack/release/artifacts.sh).
+	VERSION=$(VERSION) KUSTOMIZE=$(KUSTOMIZE) HELM=$(HELM) hack/release/artifacts.sh "$(RELEASE_ARTIFACTS)"
+
 .PHONY: run
 run: manifests generate fmt vet ## Run the operator from your host against the current KUBECONFIG (plain-HTTP metrics on loopback).
 	RELATED_IMAGE_MEMCACHED="$(MEMCACHED_IMAGE)" go run . --metrics-bind-address=127.0.0.1:8080 --metrics-secure=false --health-probe-bind-address=127.0.0.1:8081

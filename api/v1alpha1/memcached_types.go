@@ -759,6 +759,14 @@ type MemcachedStatus struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Server List",xDescriptors={"urn:alm:descriptor:text"}
 	ServerList []string `json:"serverList,omitempty"`
 
+	// Version is the memcached version the servers run: the version in the tag of the image each
+	// server's memcached container runs, as the kubelet reports it ("1.6.46-alpine" is 1.6.46; an
+	// image named by digest only shows the digest's start). While the servers differ, as in a
+	// rollout, every version with the number of servers running it: "1.6.38 (1), 1.6.46 (2)".
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Version",xDescriptors={"urn:alm:descriptor:text"}
+	Version string `json:"version,omitempty"`
+
 	// ObservedGeneration is the metadata.generation of the Memcached this status describes.
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Observed Generation",xDescriptors={"urn:alm:descriptor:text"}
@@ -790,6 +798,7 @@ type MemcachedStatus struct {
 // +kubebuilder:subresource:scale:specpath=.spec.size,statuspath=.status.replicas,selectorpath=.status.selector
 // +kubebuilder:printcolumn:name="Size",type=integer,JSONPath=`.spec.size`
 // +kubebuilder:printcolumn:name="Ready",type=integer,JSONPath=`.status.readyReplicas`
+// +kubebuilder:printcolumn:name="Version",type=string,JSONPath=`.status.version`,description="The memcached version the servers run (status.version)"
 // +kubebuilder:printcolumn:name="Available",type=string,JSONPath=`.status.conditions[?(@.type=="Available")].status`
 // +kubebuilder:printcolumn:name="Degraded",type=string,JSONPath=`.status.conditions[?(@.type=="Degraded")].reason`,description="Reason of the Degraded condition: AsExpected, or why the operator cannot converge (InvalidSpec, SecretNotFound, ResourceConflict, ...)"
 // +kubebuilder:printcolumn:name="Message",type=string,priority=1,JSONPath=`.status.conditions[?(@.type=="Degraded")].message`,description="Message of the Degraded condition (kubectl get -o wide)"

@@ -85,8 +85,9 @@ func PodToMemcached(_ context.Context, obj client.Object) []reconcile.Request {
 // matches name and instance), the deletion timestamp (a terminating pod is not counted; one that
 // outlives its grace period is named in Degraded), and of the status the phase, the Ready
 // condition and the pod IP (status.nodes, readyReplicas, serverList), a PodScheduled=False
-// condition with reason Unschedulable and its message, and the statuses of the failing containers
-// and init containers (status.Failing; Degraded). Dropped: UID, owner references, the other
+// condition with reason Unschedulable and its message, the statuses of the failing containers
+// and init containers (status.Failing; Degraded), and the image the memcached container runs
+// (ServerImage, interned: status.version). Dropped: UID, owner references, the other
 // labels, every annotation, managed fields, the other conditions and the reason and message of
 // Ready (the spec and the rest of the status are not even decoded, see podview).
 // Anything that is not a podview.Pod (a tombstone) is returned as it is.
@@ -113,6 +114,11 @@ func TrimPod(obj any) (any, error) {
 				Reason: c.Reason, Message: status.Truncate(c.Message, maxStateMessage)})
 		}
 	}
+	for _, c := range p.Status.ContainerStatuses {
+		if c.Name == resources.ContainerName {
+			out.Status.ServerImage = intern(c.Image)
+		}
+	}
 	out.Status.ContainerStatuses = failingStatuses(p.Status.ContainerStatuses)
 	out.Status.InitContainerStatuses = failingStatuses(p.Status.InitContainerStatuses)
 	return out, nil
@@ -124,6 +130,7 @@ func failingStatuses(statuses []podview.ContainerStatus) []podview.ContainerStat
 	var out []podview.ContainerStatus
 	for _, c := range statuses {
 		if status.Failing(&c) {
+			c.Image = "" // kept once per pod, interned, as ServerImage
 			c.State.Waiting = truncatedWaiting(c.State.Waiting)
 			c.State.Terminated = truncatedTerminated(c.State.Terminated)
 			c.LastTerminationState.Waiting = nil

@@ -88,13 +88,14 @@ func ComputeStatus(mc *cachev1alpha1.Memcached, obs Observed, now metav1.Time) c
 		Conditions:         append([]metav1.Condition(nil), mc.Status.Conditions...),
 	}
 
-	var readyPods []*podview.Pod
+	var servers, readyPods []*podview.Pod
 	for i := range obs.Pods {
 		p := &obs.Pods[i]
 		if p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 			continue
 		}
 		st.Nodes = append(st.Nodes, p.Name)
+		servers = append(servers, p)
 		if podReady(p) {
 			readyPods = append(readyPods, p)
 		}
@@ -103,6 +104,7 @@ func ComputeStatus(mc *cachev1alpha1.Memcached, obs Observed, now metav1.Time) c
 	st.Replicas = int32(len(st.Nodes))
 	st.ReadyReplicas = int32(len(readyPods))
 	st.ServerList = serverList(mc, readyPods, obs.ServiceOwned)
+	st.Version = serverVersion(servers)
 
 	ro := rolloutOf(mc, obs, st.Replicas, st.ReadyReplicas)
 	available, progressing, degraded := availableCondition(obs, ro), progressingCondition(obs, ro), degradedCondition(mc, obs, now.Time)

@@ -142,8 +142,8 @@ func writeStatus(in *instance, w io.Writer, now time.Time) {
 	if mc.Paused() {
 		verdict += "; paused (" + cachev1alpha1.PauseAnnotation + "): not reconciled"
 	}
-	fmt.Fprintf(w, "Memcached %s/%s: size %d, %d ready; generation %d, observed %d\n%s\n",
-		mc.Namespace, mc.Name, mc.Spec.Size, mc.Status.ReadyReplicas, mc.Generation, mc.Status.ObservedGeneration, verdict)
+	fmt.Fprintf(w, "Memcached %s/%s: size %d, %d ready; memcached %s; generation %d, observed %d\n%s\n",
+		mc.Namespace, mc.Name, mc.Spec.Size, mc.Status.ReadyReplicas, or(mc.Status.Version, "version unknown"), mc.Generation, mc.Status.ObservedGeneration, verdict)
 
 	fmt.Fprintln(w, "\nServers:")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)

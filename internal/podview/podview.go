@@ -64,6 +64,10 @@ type PodStatus struct {
 	// InitContainerStatuses are the init containers' statuses (those of the pod template and those
 	// an admission webhook injects, e.g. a service mesh's), decoded as ContainerStatuses.
 	InitContainerStatuses []ContainerStatus `json:"initContainerStatuses,omitempty"`
+	// ServerImage is not a core/v1 field: it is the image the memcached container runs as the
+	// kubelet reports it (its ContainerStatus.Image), which the cache keeps (controllers/cache's
+	// TrimPod) for status.version while it drops the statuses of containers that do not fail.
+	ServerImage string `json:"-"`
 }
 
 // ContainerStatus is the part of a core/v1 ContainerStatus the operator reads.
@@ -73,6 +77,7 @@ type ContainerStatus struct {
 	LastTerminationState ContainerState `json:"lastState,omitempty"`
 	Ready                bool           `json:"ready"`
 	RestartCount         int32          `json:"restartCount"`
+	Image                string         `json:"image,omitempty"`
 }
 
 // ContainerState is the waiting or terminated part of a core/v1 ContainerState (a running

@@ -101,12 +101,12 @@ func wantView(p *corev1.Pod) Pod {
 	}
 	for _, c := range p.Status.ContainerStatuses {
 		out.Status.ContainerStatuses = append(out.Status.ContainerStatuses, ContainerStatus{
-			Name: c.Name, Ready: c.Ready, RestartCount: c.RestartCount, State: state(c.State), LastTerminationState: state(c.LastTerminationState),
+			Name: c.Name, Ready: c.Ready, RestartCount: c.RestartCount, Image: c.Image, State: state(c.State), LastTerminationState: state(c.LastTerminationState),
 		})
 	}
 	for _, c := range p.Status.InitContainerStatuses {
 		out.Status.InitContainerStatuses = append(out.Status.InitContainerStatuses, ContainerStatus{
-			Name: c.Name, Ready: c.Ready, RestartCount: c.RestartCount, State: state(c.State), LastTerminationState: state(c.LastTerminationState),
+			Name: c.Name, Ready: c.Ready, RestartCount: c.RestartCount, Image: c.Image, State: state(c.State), LastTerminationState: state(c.LastTerminationState),
 		})
 	}
 	return out

@@ -83,7 +83,7 @@ func (s *PodStatus) unmarshal(data []byte) error {
 }
 
 // unmarshal decodes a core/v1 ContainerStatus: name (1), state (2), lastState (3), ready (4),
-// restartCount (5).
+// restartCount (5), image (6).
 func (c *ContainerStatus) unmarshal(data []byte) error {
 	return fields(data, func(num protowire.Number, typ protowire.Type, b []byte, v uint64) error {
 		switch num {
@@ -103,6 +103,8 @@ func (c *ContainerStatus) unmarshal(data []byte) error {
 				return wireTypeError("ContainerStatus.restartCount", typ)
 			}
 			c.RestartCount = int32(v)
+		case 6:
+			return str(typ, "ContainerStatus.image", b, &c.Image)
 		}
 		return nil
 	})

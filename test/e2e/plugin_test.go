@@ -26,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -86,7 +87,18 @@ func TestKubectlPlugin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range append([]string{"Ready=True", "Available", "Stalled", "Server list"}, liveNames(pods)...) {
+	// status.version: the version in the tag of the image the servers run (kwok reports the spec's).
+	got, err := utils.GetMemcached(ctx, suite.k8s, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`^[0-9]+\.[0-9]+(\.[0-9]+)?$`).MatchString(got.Status.Version) {
+		t.Errorf("status.version = %q, want the memcached version of %s", got.Status.Version, pods[0].Spec.Containers[0].Image)
+	}
+	if image := pods[0].Spec.Containers[0].Image; !strings.HasPrefix(image[strings.LastIndex(image, ":")+1:], got.Status.Version) {
+		t.Errorf("status.version %q is not the version in the tag of %s", got.Status.Version, pods[0].Spec.Containers[0].Image)
+	}
+	for _, want := range append([]string{"Ready=True", "Available", "Stalled", "Server list", "memcached " + got.Status.Version + ";"}, liveNames(pods)...) {
 		if !strings.Contains(status, want) {
 			t.Errorf("status does not say %q", want)
 		}
