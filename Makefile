@@ -109,6 +109,9 @@ CRD_REF_DOCS_VERSION ?= v0.3.0
 # installs and upgrades it.
 KUBEBUILDER_VERSION ?= v4.16.0
 HELM_VERSION ?= v4.3.2
+# krew (and its validate-krew-manifest) install the kubectl plugin from the release's krew manifest
+# and archive in make release-artifacts-check.
+KREW_VERSION ?= v0.4.3
 GRPC_HEALTH_PROBE_VERSION ?= v0.4.53
 # memcached_exporter (spec.monitoring's sidecar): the local image is built from this release's Go
 # module (hack/tools/memcached-exporter, whose go.mod must require it); users get the public

@@ -21,6 +21,10 @@ RELEASE_ARTIFACTS ?= $(shell pwd)/dist/release
 release-artifacts: kustomize helm ## Write the files a release publishes beside its images into RELEASE_ARTIFACTS: install.yaml, the CRD, the Helm chart package, the kubectl plugin's archives, its krew manifest, SHA256SUMS (hack/release/artifacts.sh).
 	VERSION=$(VERSION) KUSTOMIZE=$(KUSTOMIZE) HELM=$(HELM) hack/release/artifacts.sh "$(RELEASE_ARTIFACTS)"
 
+.PHONY: release-artifacts-check
+release-artifacts-check: kustomize helm krew ## Write the release artifacts twice and check them as a user would: identical checksums (reproducible), sha256sum -c, the krew manifest validated and the plugin installed from it by krew, the chart package linted.
+	KREW=$(KREW) HELM=$(HELM) VERSION=$(VERSION) KUSTOMIZE=$(KUSTOMIZE) hack/release/artifacts-check.sh
+
 .PHONY: run
 run: manifests generate fmt vet ## Run the operator from your host against the current KUBECONFIG (plain-HTTP metrics on loopback).
 	RELATED_IMAGE_MEMCACHED="$(MEMCACHED_IMAGE)" go run . --metrics-bind-address=127.0.0.1:8080 --metrics-secure=false --health-probe-bind-address=127.0.0.1:8081

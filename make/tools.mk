@@ -11,6 +11,7 @@ OPM ?= $(LOCALBIN)/opm
 CATALOG_TOOL ?= $(LOCALBIN)/catalog-tool
 KUBEBUILDER ?= $(LOCALBIN)/kubebuilder
 HELM ?= $(LOCALBIN)/helm
+KREW ?= $(LOCALBIN)/krew
 
 ##@ Tools
 
@@ -38,6 +39,13 @@ kubebuilder: ## Build kubebuilder (its helm/v2-alpha plugin writes dist/chart) i
 helm: ## Build helm into ./bin.
 	@hack/tools/build-tool.sh helm $(HELM_VERSION) -- \
 		bash -c 'GOBIN=$$(dirname "$$OUT") go install helm.sh/helm/v4/cmd/helm@$(HELM_VERSION)'
+
+.PHONY: krew
+krew: ## Build krew and validate-krew-manifest into ./bin.
+	@hack/tools/build-tool.sh krew $(KREW_VERSION) -- \
+		bash -c 'GOBIN=$$(dirname "$$OUT") go install sigs.k8s.io/krew/cmd/krew@$(KREW_VERSION)'
+	@hack/tools/build-tool.sh validate-krew-manifest $(KREW_VERSION) -- \
+		bash -c 'GOBIN=$$(dirname "$$OUT") go install sigs.k8s.io/krew/cmd/validate-krew-manifest@$(KREW_VERSION)'
 
 .PHONY: kubectl
 kubectl: ## Build kubectl into ./bin.

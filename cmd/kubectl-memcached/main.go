@@ -61,6 +61,10 @@ func main() {
 
 // run is main with its arguments and output.
 func run(args []string, stdout io.Writer) error {
+	if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
+		_, err := fmt.Fprint(stdout, usage)
+		return err
+	}
 	if len(args) == 0 || (args[0] != "status" && args[0] != "report") {
 		fmt.Fprint(os.Stderr, usage)
 		return fmt.Errorf("want a command, status or report")
