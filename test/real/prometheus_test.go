@@ -43,7 +43,6 @@ import (
 	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
 	"github.com/example/memcached-operator/controllers/resources"
@@ -282,34 +281,25 @@ func createRuleCopy(t *testing.T, mc *cachev1alpha1.Memcached) {
 // shippedName is the name config/default gives an object of config/ (its namePrefix).
 func shippedName(name string) string { return "memcached-operator-" + name }
 
-// applyShippedOperatorMonitoring creates config/prometheus' ServiceMonitor and PrometheusRule in
-// the operator's namespace, named as config/default's namePrefix names them, and the metrics
-// certificate's Secret the ServiceMonitor's CA comes from (deleted when the test ends).
+// applyShippedOperatorMonitoring runs the command the user guide gives, `kubectl apply -k
+// config/prometheus` (the ServiceMonitor and PrometheusRule in the operator's namespace under
+// config/default's names), after creating the metrics certificate's Secret the ServiceMonitor's CA
+// comes from; `kubectl delete -k config/prometheus` when the test ends.
 func applyShippedOperatorMonitoring(t *testing.T) {
 	t.Helper()
-	serverName := createMetricsCertSecret(t)
-	for file, obj := range map[string]client.Object{
-		"monitor.yaml":        &monitoringv1.ServiceMonitor{},
-		"operator_rules.yaml": &monitoringv1.PrometheusRule{},
-	} {
-		path := filepath.Join(suite.repoRoot, "config", "prometheus", file)
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("failed to read %s: %v", path, err)
-		}
-		if err := yaml.UnmarshalStrict(data, obj); err != nil {
-			t.Fatalf("failed to decode %s: %v", path, err)
-		}
-		obj.SetNamespace(suite.operatorNS)
-		obj.SetName(shippedName(obj.GetName()))
-		if sm, ok := obj.(*monitoringv1.ServiceMonitor); ok {
-			// As config/default's replacements set it.
-			for i := range sm.Spec.Endpoints {
-				sm.Spec.Endpoints[i].TLSConfig.ServerName = ptr.To(serverName)
-			}
-		}
-		createCleanedUp(t, obj)
+	if suite.operatorNS != "memcached-operator-system" {
+		t.Fatalf("config/prometheus names namespace memcached-operator-system, the operator runs in %s", suite.operatorNS)
 	}
+	createMetricsCertSecret(t)
+	dir := filepath.Join(suite.repoRoot, "config", "prometheus")
+	if _, errOut, err := runKubectl(utils.TestContext(t), "", "apply", "-k", dir); err != nil {
+		t.Fatalf("kubectl apply -k config/prometheus: %v\n%s", err, errOut)
+	}
+	t.Cleanup(func() {
+		if _, errOut, err := runKubectl(context.Background(), "", "delete", "--ignore-not-found", "-k", dir); err != nil {
+			t.Errorf("kubectl delete -k config/prometheus: %v\n%s", err, errOut)
+		}
+	})
 }
 
 // createMetricsCertSecret creates Secret memcached-operator-metrics-cert in the operator's
