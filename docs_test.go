@@ -17,10 +17,13 @@ limitations under the License.
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // TestDocsShowTheOLMv1Samples: docs/olm.md shows each file of config/samples/olmv1 verbatim as a
@@ -41,6 +44,98 @@ func TestDocsShowTheOLMv1Samples(t *testing.T) {
 		}
 		if !strings.Contains(string(doc), "```yaml\n"+string(data)+"```\n") {
 			t.Errorf("docs/olm.md does not show %s verbatim in a ```yaml block: copy it there", f)
+		}
+	}
+}
+
+// markdownLink is an inline link's target; anchor ids are GitHub's: the heading lowercased, every
+// character but letters, digits, spaces, '-' and '_' dropped, spaces made '-' (a repeated heading
+// gets -1, -2, ...).
+var markdownLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+
+// codeSpan is an inline code span.
+var codeSpan = regexp.MustCompile("`[^`]*`")
+
+// headingAnchors returns the anchors of the headings of a Markdown file (outside code fences).
+func headingAnchors(text string) map[string]bool {
+	anchors := map[string]bool{}
+	seen := map[string]int{}
+	fence := false
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, "```") {
+			fence = !fence
+		}
+		if fence || !strings.HasPrefix(l, "#") {
+			continue
+		}
+		h := strings.TrimSpace(strings.TrimLeft(l, "#"))
+		var b strings.Builder
+		for _, r := range strings.ToLower(h) {
+			switch {
+			case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_':
+				b.WriteRune(r)
+			case r == ' ':
+				b.WriteRune('-')
+			}
+		}
+		a := b.String()
+		if n := seen[a]; n > 0 {
+			anchors[fmt.Sprintf("%s-%d", a, n)] = true
+		} else {
+			anchors[a] = true
+		}
+		seen[a]++
+	}
+	return anchors
+}
+
+// Every relative link of the README, the CHANGELOG and docs/ names a file of the repository, and
+// its #anchor a heading of that file.
+func TestRelativeLinksResolve(t *testing.T) {
+	files, err := filepath.Glob("docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range append(files, "README.md", "CHANGELOG.md") {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Links in code (fenced blocks, `spans`) are text, not links.
+		var prose strings.Builder
+		fence := false
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(l, "```") {
+				fence = !fence
+			}
+			if !fence {
+				prose.WriteString(codeSpan.ReplaceAllString(l, "") + "\n")
+			}
+		}
+		for _, m := range markdownLink.FindAllStringSubmatch(prose.String(), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			path, anchor, _ := strings.Cut(target, "#")
+			file := f
+			if path != "" {
+				file = filepath.Join(filepath.Dir(f), path)
+				if _, err := os.Stat(file); err != nil {
+					t.Errorf("%s: link %s: no file %s", f, target, file)
+					continue
+				}
+			}
+			if anchor == "" || !strings.HasSuffix(file, ".md") {
+				continue
+			}
+			text, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !headingAnchors(string(text))[anchor] {
+				t.Errorf("%s: link %s: %s has no heading #%s", f, target, file, anchor)
+			}
 		}
 	}
 }
