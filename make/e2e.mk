@@ -16,9 +16,11 @@ test-olm: cluster-up build ## Prove under real OLM on the kwok cluster: every in
 		go test -tags olm ./test/olm/ -v -count=1 -timeout 30m
 
 .PHONY: test-e2e
+# E2E_RUN: a go test -run pattern for make test-e2e (empty: every test).
+E2E_RUN ?=
 test-e2e: cluster-up build ## Run the end-to-end tests on the local kwok cluster (starts it if needed).
 	KUBECONFIG="$(LOCAL_KUBECONFIG)" KUBECTL="$(KUBECTL)" MANAGER_BIN="$(LOCALBIN)/manager" MEMCACHED_IMAGE="$(MEMCACHED_IMAGE)" \
-		go test -tags e2e ./test/e2e/ -v -count=1 -timeout 20m
+		go test -tags e2e ./test/e2e/ -v -count=1 -timeout 20m $(if $(E2E_RUN),-run '$(E2E_RUN)')
 
 # Scale benchmark (make bench-scale): its own kwok cluster in BENCH_CLUSTER_DIR on ports of its own,
 # so it runs beside the kwok and real tiers; fresh at each run, stopped at the end.

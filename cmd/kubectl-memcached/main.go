@@ -18,9 +18,12 @@ limitations under the License.
 //
 //	kubectl memcached status NAME [-n NAMESPACE]
 //	kubectl memcached report NAME [-n NAMESPACE] [-o FILE]
+//	kubectl memcached restart NAME [-n NAMESPACE] [--wait] [--timeout DURATION]
+//	kubectl memcached flush NAME [-n NAMESPACE] [--interval DURATION]
 //
-// It reads with the caller's kubeconfig (--kubeconfig, $KUBECONFIG, --context) and writes nothing
-// to the cluster.
+// It acts with the caller's kubeconfig (--kubeconfig, $KUBECONFIG, --context). status and report
+// write nothing to the cluster; restart patches the Memcached; flush talks to memcached through
+// port-forwards.
 package main
 
 import (
@@ -47,9 +50,14 @@ const usage = `kubectl memcached: what one Memcached is doing, for a person in t
   kubectl memcached report NAME [-n NAMESPACE] [-o FILE]
         a diagnostics bundle (.tar.gz): the Memcached, the objects the operator owns for it,
         pods, events, the operator's log; never a Secret's data
+  kubectl memcached restart NAME [-n NAMESPACE] [--wait] [--timeout 10m]
+        replace the servers one at a time (each starts empty), as a template change does;
+        --wait until the instance is Ready again
+  kubectl memcached flush NAME [-n NAMESPACE] [--interval 30s]
+        empty the servers one at a time: server i is flushed i*interval from now
 
 Flags (anywhere after the command): -n/--namespace, --context, --kubeconfig, -o (report only;
-default memcached-report-NAMESPACE-NAME.tar.gz).
+default memcached-report-NAMESPACE-NAME.tar.gz), --wait and --timeout (restart), --interval (flush).
 `
 
 func main() {
@@ -65,9 +73,9 @@ func run(args []string, stdout io.Writer) error {
 		_, err := fmt.Fprint(stdout, usage)
 		return err
 	}
-	if len(args) == 0 || (args[0] != "status" && args[0] != "report") {
+	if len(args) == 0 || (args[0] != "status" && args[0] != "report" && args[0] != "restart" && args[0] != "flush") {
 		fmt.Fprint(os.Stderr, usage)
-		return fmt.Errorf("want a command, status or report")
+		return fmt.Errorf("want a command: status, report, restart or flush")
 	}
 	cmd := args[0]
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
@@ -78,6 +86,9 @@ func run(args []string, stdout io.Writer) error {
 	fs.StringVar(&kubeContext, "context", "", "the kubeconfig context")
 	fs.StringVar(&kubeconfig, "kubeconfig", "", "the kubeconfig file (default: $KUBECONFIG, ~/.kube/config)")
 	fs.StringVar(&out, "o", "", "report: the file to write")
+	waitReady := fs.Bool("wait", false, "restart: wait until the instance is Ready again")
+	timeout := fs.Duration("timeout", 10*time.Minute, "restart --wait: how long to wait")
+	interval := fs.Duration("interval", 30*time.Second, "flush: the time between two servers' flushes")
 	// Flags may follow the name, as with kubectl: parse again after each positional argument.
 	var names []string
 	rest := args[1:]
@@ -124,8 +135,26 @@ func run(args []string, stdout io.Writer) error {
 	clients := kubectlplugin.Clients{Client: c, Clientset: cs}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if cmd == "status" {
+	switch cmd {
+	case "status":
 		return kubectlplugin.Status(ctx, clients, namespace, name, stdout, time.Now())
+	case "flush":
+		if *interval < time.Second {
+			return fmt.Errorf("--interval %s: memcached's flush_all delay is in whole seconds, at least 1s", *interval)
+		}
+		return kubectlplugin.Flush(ctx, clients, cfg, namespace, name, *interval, stdout)
+	case "restart":
+		gen, err := kubectlplugin.Restart(ctx, clients, namespace, name, time.Now(), stdout)
+		if err != nil || !*waitReady {
+			return err
+		}
+		wctx, wcancel := context.WithTimeout(context.Background(), *timeout)
+		defer wcancel()
+		if err := kubectlplugin.WaitReady(wctx, clients, namespace, name, gen, stdout); err != nil {
+			return fmt.Errorf("failed to wait for Memcached %s/%s to be Ready: %w", namespace, name, err)
+		}
+		fmt.Fprintf(stdout, "memcached %s/%s: restarted, Ready\n", namespace, name)
+		return nil
 	}
 	if out == "" {
 		out = fmt.Sprintf("memcached-report-%s-%s.tar.gz", namespace, name)

@@ -40,10 +40,19 @@ func FirstCredential(path string) (string, string, error) {
 	if err != nil {
 		return "", "", fmt.Errorf("failed to read the auth file: %w", err)
 	}
+	user, pass, err := ParseFirstCredential(b)
+	if err != nil {
+		return "", "", fmt.Errorf("failed to read the auth file %s: %w", path, err)
+	}
+	return user, pass, nil
+}
+
+// ParseFirstCredential returns the user and password of the first line of an auth file's content.
+func ParseFirstCredential(b []byte) (string, string, error) {
 	line, _, _ := bytes.Cut(b, []byte("\n"))
 	user, pass, ok := bytes.Cut(bytes.TrimSuffix(line, []byte("\r")), []byte(":"))
 	if !ok {
-		return "", "", fmt.Errorf("failed to read the auth file %s: its first line is not user:password", path)
+		return "", "", fmt.Errorf("its first line is not user:password")
 	}
 	return string(user), string(pass), nil
 }

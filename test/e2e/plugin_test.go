@@ -27,15 +27,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	"github.com/example/memcached-operator/internal/kubectlplugin"
 	"github.com/example/memcached-operator/test/utils"
 )
 
@@ -122,6 +125,41 @@ func TestKubectlPlugin(t *testing.T) {
 		if strings.Contains(content, password) {
 			t.Errorf("%s holds the auth Secret's password", f)
 		}
+	}
+
+	// restart: the annotation reaches the pod template, the Deployment replaces every server, and
+	// --wait returns once the instance is Ready on new pods.
+	before := liveNames(pods)
+	out := plugin("restart", name, "-n", ns, "--wait", "--timeout", "2m")
+	t.Logf("kubectl memcached restart --wait:\n%s", out)
+	dep := &appsv1.Deployment{}
+	if err := suite.k8s.Get(ctx, key, dep); err != nil {
+		t.Fatal(err)
+	}
+	if dep.Spec.Template.Annotations[kubectlplugin.RestartAnnotation] == "" {
+		t.Errorf("the pod template has no %s after restart", kubectlplugin.RestartAnnotation)
+	}
+	if pods, err = utils.InstancePods(ctx, suite.k8s, key); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range liveNames(pods) {
+		if slices.Contains(before, p) {
+			t.Errorf("pod %s was not replaced by the restart (before: %v)", p, before)
+		}
+	}
+
+	// restart refuses a warm instance, whose pod annotations change in place.
+	warm := utils.NewMemcached(ns, "warm", 1, func(m *cachev1alpha1.Memcached) {
+		m.Spec.ServerIdentity = cachev1alpha1.ServerIdentityStable
+		m.Spec.WarmRestart = cachev1alpha1.WarmRestartSpec{Enabled: true}
+	})
+	if err := suite.k8s.Create(ctx, warm); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(suite.kubectl.Path, "memcached", "restart", "warm", "-n", ns)
+	cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "KUBECONFIG="+suite.kubeconfig)
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "spec.warmRestart") {
+		t.Errorf("restart of a warm instance: err %v, output %s; want a refusal naming spec.warmRestart", err, out)
 	}
 }
 
