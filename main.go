@@ -34,6 +34,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -205,6 +206,33 @@ func metricsCertificate(ctx context.Context, s settings) (func(*tls.ClientHelloI
 	return src.GetCertificate, nil
 }
 
+// leaseNamespace is the leader-election Lease's namespace: --leader-election-namespace when set;
+// otherwise, in a pod, leaderready.LeaseNamespace of the pod's namespace and the watched ones (OLM
+// v1's SingleNamespace grants the Lease rules in the watched namespace only); "" outside a pod or
+// without leader election (controller-runtime's default).
+func leaseNamespace(ctx context.Context, cfg *rest.Config, s settings) (string, error) {
+	if !s.leaderElect || s.leaderElectionNamespace != "" {
+		return s.leaderElectionNamespace, nil
+	}
+	b, err := os.ReadFile(inClusterNamespaceFile)
+	if err != nil {
+		return "", nil
+	}
+	own := strings.TrimSpace(string(b))
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return "", fmt.Errorf("failed to create a clientset for the Lease's namespace: %w", err)
+	}
+	ns, err := leaderready.LeaseNamespace(ctx, own, s.namespaces, leaderready.SelfSubjectAccessReview(cs))
+	if err != nil {
+		return "", err
+	}
+	if ns != own {
+		setupLog.Info("Leader election in the watched namespace: Leases may not be created in the operator's own", "leaseNamespace", ns, "ownNamespace", own)
+	}
+	return ns, nil
+}
+
 // run starts the manager with settings s (checked by settings.check) and blocks until ctx is
 // cancelled and the manager has stopped.
 func run(ctx context.Context, s settings) error {
@@ -224,6 +252,10 @@ func run(ctx context.Context, s settings) error {
 	if s.kubeAPIQPS > 0 {
 		cfg.QPS, cfg.Burst = float32(s.kubeAPIQPS), s.kubeAPIBurst
 	}
+	leaseNS, err := leaseNamespace(ctx, cfg, s)
+	if err != nil {
+		return err
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme,
 		Metrics:                 metricsOpts,
@@ -231,7 +263,7 @@ func run(ctx context.Context, s settings) error {
 		PprofBindAddress:        s.pprofAddr,
 		LeaderElection:          s.leaderElect,
 		LeaderElectionID:        leaderElectionID,
-		LeaderElectionNamespace: s.leaderElectionNamespace,
+		LeaderElectionNamespace: leaseNS,
 		// Safe because the process exits as soon as the manager stops: a replacement (an upgrade
 		// or a rescheduled pod) takes over at once instead of waiting for the lease to expire.
 		LeaderElectionReleaseOnCancel: true,
@@ -279,7 +311,7 @@ func run(ctx context.Context, s settings) error {
 		// Ready means able to do the work: leading, or standing by behind a leader that renews the
 		// Lease; a replica refused the Lease fails readiness (leaderready). healthz stays a ping: a
 		// restart would not get the Lease either.
-		ns := s.leaderElectionNamespace
+		ns := leaseNS
 		if ns == "" {
 			b, err := os.ReadFile(inClusterNamespaceFile)
 			if err != nil {

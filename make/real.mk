@@ -142,6 +142,9 @@ olmv1-down: kubectl ## Delete every ClusterExtension and ClusterCatalog (NODE=re
 	@test "$(NODE)" = real || { echo "olmv1-down: OLM v1 runs on the real node: make olmv1-down NODE=real" >&2; exit 2; }
 	$(OLMV1_ENV) hack/olm/olmv1-down.sh $(if $(filter 1,$(PURGE)),--purge)
 
+# OLMV1REAL_RUN: a go test -run pattern for make test-olmv1-real (empty: every test).
+OLMV1REAL_RUN ?=
+
 .PHONY: test-olmv1-real
 test-olmv1-real: kubectl kustomize opm ## Prove OLM v1 on the real node (test/olmv1real): ClusterCatalog, ClusterExtension install, deprecation, version pin, CRD upgrade safety, the previous release to the head with the preflight at its default, uninstall, SingleNamespace.
 	$(MAKE) --no-print-directory cluster-up NODE=real CLUSTER_DIR=$(REAL_CLUSTER_DIR)
@@ -157,7 +160,7 @@ test-olmv1-real: kubectl kustomize opm ## Prove OLM v1 on the real node (test/ol
 	VERSION_HEAD=$(VERSION) VERSION_OLDEST=$(OLM_REAL_OLDEST) VERSION_PREVIOUS=$(OLM_REAL_PREVIOUS) \
 	OPERATOR_IMAGE_HEAD=$$OPERATOR_IMAGE_$(call version-key,$(VERSION)) OPERATOR_IMAGE_OLDEST=$$OPERATOR_IMAGE_$(call version-key,$(OLM_REAL_OLDEST)) \
 	OPERATOR_IMAGE_PREVIOUS=$$OPERATOR_IMAGE_$(call version-key,$(OLM_REAL_PREVIOUS)) \
-		go test -tags real ./test/olmv1real/ -v -count=1 -timeout 20m
+		go test -tags real ./test/olmv1real/ -v -count=1 -timeout 20m $(if $(OLMV1REAL_RUN),-run '$(OLMV1REAL_RUN)')
 
 .PHONY: demo-olmv1-real
 demo-olmv1-real: kubectl kustomize opm ## The OLM v1 story on the real node, every step timed: OLM v1 and cert-manager as pods, our ClusterCatalog, a ClusterExtension, a Memcached Available (down: make demo-olmv1-real-down).

@@ -429,36 +429,42 @@ func TestClusterExtensionLifecycle(t *testing.T) {
 	suite.phases.Record(t, fmt.Sprintf("uninstalled: Memcached deleted first leaves nothing; CRD and Memcacheds gone with the ClusterExtension; %d orphaned pod(s) of one left in place", len(orphans)), start)
 
 	// SingleNamespace (watch-namespace another namespace): operator-controller v1.2.0 grants the
-	// CSV's namespaced permissions in the watched namespace only, not in the install namespace, so
-	// the operator cannot take its leader-election Lease there (OLM v0 grants both). Measured here
-	// so that a fixed release shows up as a failure of this check.
+	// CSV's namespaced permissions, the Lease rules with them, in the watched namespace only, not
+	// in the install namespace (OLM v0 grants both). The operator sees it may not create Leases in
+	// its own namespace and elects in the watched one (leaderready.LeaseNamespace): it is Ready,
+	// leads, and reconciles a Memcached there.
 	start = time.Now()
 	ce := sample(t, "clusterextension.yaml")[0]
 	ce.SetAnnotations(map[string]string{watchNamespaceAnnotation: ns})
 	apply(t, ce)
 	waitInstalled(t, suite.env["VERSION_HEAD"])
-	// The operator refused its Lease says so where users look: its pod is not Ready (readyz
-	// fails while it can neither lead nor stand by behind a live leader) and its log names the
-	// refusal.
 	var single corev1.Pod
 	g.Eventually(func(g Gomega) {
 		pods := &corev1.PodList{}
 		g.Expect(suite.k8s.List(ctx, pods, client.InNamespace(installNS), client.MatchingLabels{"control-plane": "controller-manager"})).To(Succeed())
 		g.Expect(pods.Items).To(HaveLen(1))
 		single = pods.Items[0]
+		g.Expect(single.DeletionTimestamp).To(BeNil())
 		g.Expect(single.Spec.Containers[0].Image).To(Equal(suite.env["OPERATOR_IMAGE_HEAD"]))
 		g.Expect(single.Annotations["olm.targetNamespaces"]).To(Equal(ns))
+		g.Expect(utils.PodRunningReady(&single)).To(BeTrue(), "the operator is not Ready")
 	}, 3*time.Minute, poll).Should(Succeed())
-	g.Eventually(func() string {
-		out, _, _ := suite.kubectl.Run(ctx, "", "logs", "-n", installNS, single.Name, "--tail=-1")
-		return out
-	}, time.Minute, time.Second).Should(MatchRegexp(`leases.coordination.k8s.io .* is forbidden`))
-	g.Consistently(func(g Gomega) {
-		p := &corev1.Pod{}
-		g.Expect(suite.k8s.Get(ctx, client.ObjectKeyFromObject(&single), p)).To(Succeed())
-		g.Expect(utils.PodRunningReady(p)).To(BeFalse(), "the operator refused its Lease reports Ready")
-	}, 10*time.Second, time.Second).Should(Succeed())
-	suite.phases.Record(t, "SingleNamespace ("+ns+"): installed, but the operator may not take its Lease in "+installNS+" and is not Ready", start)
+	g.Eventually(func(g Gomega) {
+		l := &coordinationv1.Lease{}
+		g.Expect(suite.k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: leaseName}, l)).To(Succeed())
+		g.Expect(ptr.Deref(l.Spec.HolderIdentity, "")).To(HavePrefix(single.Name + "_"))
+	}, 2*time.Minute, poll).Should(Succeed(), "the operator does not lead through a Lease in the watched namespace %s", ns)
+	singleKey := client.ObjectKey{Namespace: ns, Name: "single"}
+	g.Expect(suite.k8s.Create(ctx, utils.NewMemcached(ns, singleKey.Name, 1))).To(Succeed())
+	utils.WaitAvailable(t, suite.k8s, singleKey, 1, 2*time.Minute)
+	singleLogs, _, _ := suite.kubectl.Run(ctx, "", "logs", "-n", installNS, single.Name, "--tail=-1")
+	g.Expect(strings.ToLower(singleLogs)).NotTo(ContainSubstring("forbidden"), "the operator was refused something in SingleNamespace")
+	g.Expect(suite.k8s.Delete(ctx, &cachev1alpha1.Memcached{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: singleKey.Name}})).To(Succeed())
+	g.Eventually(func() (int, error) {
+		pods, err := utils.InstancePods(ctx, suite.k8s, singleKey)
+		return len(pods), err
+	}, 2*time.Minute, poll).Should(BeZero())
+	suite.phases.Record(t, "SingleNamespace ("+ns+"): installed, Ready, leading through a Lease in "+ns+", a Memcached there Available", start)
 
 	// OwnNamespace (watch-namespace the install namespace) works: the operator watches only there.
 	start = time.Now()
