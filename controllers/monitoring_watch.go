@@ -24,7 +24,9 @@ import (
 	"time"
 
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -54,7 +56,7 @@ const DefaultServiceMonitorPollInterval = 10 * time.Second
 // (the system:discovery ClusterRole), so this needs no RBAC at all; watching the
 // CustomResourceDefinition instead would need a cluster-scoped rule on customresourcedefinitions in
 // the CSV's clusterPermissions, for a delay of a few seconds saved once in the operator's life.
-// Steady state: one discovery GET per interval while the CRD is absent, none after.
+// Steady state: one discovery GET per interval and kind (the removal check below), no write.
 //
 // Once the kind is served it adds a watch of ServiceMonitors to the running controller
 // (Controller.Watch after start starts the source at once) through the manager's cache, so the
@@ -67,9 +69,13 @@ const DefaultServiceMonitorPollInterval = 10 * time.Second
 // ServiceMonitors: a Memcached with monitoring on gets its exporter and metrics port, and no
 // error.
 //
-// If the CRD is removed later the informer logs its failed lists (client-go backs off) and the
-// reconciler's reads of ServiceMonitors fail until it comes back; restart the operator to stop
-// managing them.
+// While the kind is managed, discovery is asked every interval whether it is still served (one GET
+// per interval). When the CRD is removed (prometheus-operator uninstalled), the operator stops
+// managing the kind quietly: it marks it unavailable, removes the informer (whose lists would fail
+// and log at every back-off), and sends each Memcached with monitoring on one Warning event,
+// MonitoringUnavailable; the reconciler then skips the kind as before it was installed, with no
+// error. When the CRD returns it is taken up again as at first: the watch is added back and the
+// instances are queued, so their objects are recreated within an interval.
 type monitoringKindWatch struct {
 	// kind is the Kind watched ("ServiceMonitor"), object returns an empty one.
 	kind       string
@@ -82,6 +88,8 @@ type monitoringKindWatch struct {
 	// events feeds the controller's channel source (shared by the kinds' watches): one
 	// GenericEvent per Memcached to reconcile.
 	events    chan event.GenericEvent
+	// recorder sends the MonitoringUnavailable event (nil: none, as in unit tests).
+	recorder  events.EventRecorder
 	available atomic.Bool
 }
 
@@ -107,9 +115,18 @@ func (w *monitoringKindWatch) Start(ctx context.Context) error {
 		switch {
 		case err != nil:
 			log.Error(err, "Failed to look up the kind in API discovery; retrying", "kind", w.kind, "groupVersion", gv)
-		case served:
-			return w.startWatch(ctx)
-		case !logged:
+		case served && !w.available.Load():
+			if err := w.startWatch(ctx); err != nil {
+				return err
+			}
+			logged = false
+		case !served && w.available.Load():
+			if err := w.stopWatch(ctx); err != nil {
+				return err
+			}
+			log.Info("CRD removed: not managing the kind until it returns", "kind", w.kind, "groupVersion", gv, "pollInterval", w.interval.String())
+			logged = true
+		case !served && !logged:
 			log.Info("CRD not installed: not managing the kind until it is", "kind", w.kind, "groupVersion", gv, "pollInterval", w.interval.String())
 			logged = true
 		}
@@ -127,7 +144,7 @@ func (w *monitoringKindWatch) served(gv string) (bool, error) {
 }
 
 // startWatch adds the kind's watch, marks the kind available and queues every Memcached
-// whose spec turns monitoring on, then blocks until ctx is cancelled.
+// whose spec turns monitoring on.
 func (w *monitoringKindWatch) startWatch(ctx context.Context) error {
 	log := logf.FromContext(ctx).WithName(strings.ToLower(w.kind))
 	if err := w.controller.Watch(source.Kind(w.cache, w.object(), enqueueAfter(controllerOf))); err != nil {
@@ -135,20 +152,52 @@ func (w *monitoringKindWatch) startWatch(ctx context.Context) error {
 	}
 	w.available.Store(true)
 	log.Info("CRD found: managing the kind", "kind", w.kind)
-	list := &cachev1alpha1.MemcachedList{}
-	if err := w.reader.List(ctx, list); err != nil {
-		return fmt.Errorf("failed to list Memcacheds: %w", err)
+	monitored, err := w.monitored(ctx)
+	if err != nil {
+		return err
 	}
-	for i := range list.Items {
-		if !resources.MonitoringEnabled(&list.Items[i]) {
-			continue
-		}
+	for _, mc := range monitored {
 		select {
-		case w.events <- event.GenericEvent{Object: &list.Items[i]}:
+		case w.events <- event.GenericEvent{Object: mc}:
 		case <-ctx.Done():
 			return nil
 		}
 	}
-	<-ctx.Done()
 	return nil
+}
+
+// stopWatch marks the kind unavailable, removes its informer and tells each Memcached with
+// monitoring on, in one Warning event, that its objects of the kind are no longer managed.
+func (w *monitoringKindWatch) stopWatch(ctx context.Context) error {
+	w.available.Store(false)
+	if err := w.cache.RemoveInformer(ctx, w.object()); err != nil {
+		return fmt.Errorf("failed to remove the %s informer: %w", w.kind, err)
+	}
+	monitored, err := w.monitored(ctx)
+	if err != nil {
+		return err
+	}
+	if w.recorder == nil {
+		return nil
+	}
+	for _, mc := range monitored {
+		w.recorder.Eventf(mc, nil, corev1.EventTypeWarning, cachev1alpha1.ReasonMonitoringUnavailable, "Unmanage",
+			"the %s API (%s) is no longer served: %ss are not managed until it returns", w.kind, monitoringv1.SchemeGroupVersion, w.kind)
+	}
+	return nil
+}
+
+// monitored returns the Memcacheds whose spec turns monitoring on.
+func (w *monitoringKindWatch) monitored(ctx context.Context) ([]*cachev1alpha1.Memcached, error) {
+	list := &cachev1alpha1.MemcachedList{}
+	if err := w.reader.List(ctx, list); err != nil {
+		return nil, fmt.Errorf("failed to list Memcacheds: %w", err)
+	}
+	var out []*cachev1alpha1.Memcached
+	for i := range list.Items {
+		if resources.MonitoringEnabled(&list.Items[i]) {
+			out = append(out, &list.Items[i])
+		}
+	}
+	return out, nil
 }

@@ -25,6 +25,7 @@ import (
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -217,4 +218,40 @@ func TestServiceMonitorFollowsItsCRD(t *testing.T) {
 		g.Expect(k8sClient.Get(testCtx, key(ns, name), pr)).To(Succeed())
 		g.Expect(pr.Labels).NotTo(HaveKey("release"))
 	}, timeout, interval).Should(Succeed(), "a label removed from spec.monitoring.labels is removed")
+
+	// The CRD uninstalled while the operator runs (prometheus-operator removed): one Warning event,
+	// no reconcile error, nothing written; installed again: the ServiceMonitor is back, without a
+	// restart.
+	smCRD := envtest.CRDInstallOptions{Paths: []string{filepath.Join("testdata", "monitoring.coreos.com_servicemonitors.yaml")}, ErrorIfPathMissing: true}
+	g.Expect(envtest.UninstallCRDs(cfg, smCRD)).To(Succeed())
+	unavailable := func(g Gomega) []string {
+		evs := &eventsv1.EventList{}
+		g.Expect(k8sClient.List(testCtx, evs, client.InNamespace(ns))).To(Succeed())
+		var notes []string
+		for _, e := range evs.Items {
+			if e.Regarding.Name == name && e.Reason == cachev1alpha1.ReasonMonitoringUnavailable {
+				notes = append(notes, e.Note)
+			}
+		}
+		return notes
+	}
+	g.Eventually(unavailable, timeout, interval).Should(ConsistOf(ContainSubstring("ServiceMonitor API (monitoring.coreos.com/v1) is no longer served")),
+		"one Warning event when the ServiceMonitor API goes")
+	// A reconcile now (a spec change) skips the kind: no ReconcileError, the PrometheusRule
+	// (still served) managed as before.
+	g.Expect(k8sClient.Patch(testCtx, getMemcached(g, ns, name), client.RawPatch(types.MergePatchType,
+		[]byte(`{"spec":{"monitoring":{"interval":"20s"}}}`)))).To(Succeed())
+	g.Consistently(func(g Gomega) {
+		mc := getMemcached(g, ns, name)
+		degraded := meta.FindStatusCondition(mc.Status.Conditions, cachev1alpha1.ConditionDegraded)
+		g.Expect(degraded).NotTo(BeNil())
+		g.Expect(degraded.Reason).NotTo(Equal(cachev1alpha1.ReasonReconcileError), degraded.Message)
+	}, 3*time.Second, 250*time.Millisecond).Should(Succeed(), "no reconcile error without the ServiceMonitor API")
+	g.Expect(unavailable(g)).To(HaveLen(1), "one event, not one per reconcile")
+	_, err = envtest.InstallCRDs(cfg, smCRD)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Eventually(func(g Gomega) {
+		g.Expect(k8sClient.Get(testCtx, key(ns, name), sm)).To(Succeed())
+		g.Expect(sm.Spec.Endpoints).To(Equal([]monitoringv1.Endpoint{{Port: "metrics", Path: "/metrics", Interval: "20s"}}))
+	}, timeout, interval).Should(Succeed(), "the ServiceMonitor is back once its CRD returns, without a restart")
 }

@@ -94,6 +94,7 @@ func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		r.monitoringKinds[kind] = &monitoringKindWatch{
 			kind: kind, object: object,
 			discovery: dc, interval: interval, cache: mgr.GetCache(), reader: mgr.GetCache(), events: events,
+			recorder: r.Recorder,
 		}
 	}
 	c, err := ctrl.NewControllerManagedBy(mgr).

@@ -64,6 +64,10 @@ const (
 	ReasonResourceConflict = "ResourceConflict"
 	// ReasonReconcileError (Degraded=True): an API call failed; the message says which.
 	ReasonReconcileError = "ReconcileError"
+	// ReasonMonitoringUnavailable (a Warning event, not a condition): the cluster stopped serving
+	// the ServiceMonitor or PrometheusRule API (prometheus-operator uninstalled); the operator
+	// stops managing that kind until the API returns, then takes it up again.
+	ReasonMonitoringUnavailable = "MonitoringUnavailable"
 	// ReasonInvalidSpec (Degraded=True, Progressing=False; also Available=False when the instance
 	// has no Deployment): the spec breaks a rule (one the CRD enforces, for objects stored under an
 	// older CRD, or one it cannot express); the message names the field. The owned objects are left
