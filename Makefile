@@ -112,6 +112,8 @@ HELM_VERSION ?= v4.3.2
 # krew (and its validate-krew-manifest) install the kubectl plugin from the release's krew manifest
 # and archive in make release-artifacts-check.
 KREW_VERSION ?= v0.4.3
+# actionlint lints the release workflow (.github/workflows) in make test.
+ACTIONLINT_VERSION ?= v1.7.12
 GRPC_HEALTH_PROBE_VERSION ?= v0.4.53
 # memcached_exporter (spec.monitoring's sidecar): the local image is built from this release's Go
 # module (hack/tools/memcached-exporter, whose go.mod must require it); users get the public

@@ -33,7 +33,7 @@ ROOT_ONLY_TESTS = make scorecard (the bundle's scorecard tests, run locally) and
 IS_ROOT := $(if $(filter 0,$(shell id -u)),1)
 
 .PHONY: test
-test: manifests generate fmt vet envtest-assets scorecard-tools operator-sdk memcached-debian helm kustomize ## Run unit, envtest, alert-rule (promtool), dashboard and bundle tests, then the bundle freshness check, scorecard (as root; skipped otherwise) and catalog validation.
+test: manifests generate fmt vet envtest-assets scorecard-tools operator-sdk memcached-debian helm kustomize actionlint ## Run unit, envtest, alert-rule (promtool), dashboard and bundle tests, then the bundle freshness check, scorecard (as root; skipped otherwise) and catalog validation.
 	$(if $(IS_ROOT),,@echo ">> not root: skipping $(ROOT_ONLY_TESTS); they need a private mount namespace (unshare --mount). CI runs them as root.")
 	KUBEBUILDER_ASSETS="$(LOCALBIN)" go test ./... -coverprofile cover.out
 	$(MAKE) --no-print-directory dashboards-check

@@ -40,6 +40,11 @@ helm: ## Build helm into ./bin.
 	@hack/tools/build-tool.sh helm $(HELM_VERSION) -- \
 		bash -c 'GOBIN=$$(dirname "$$OUT") go install helm.sh/helm/v4/cmd/helm@$(HELM_VERSION)'
 
+.PHONY: actionlint
+actionlint: ## Build actionlint (lints .github/workflows) into ./bin.
+	@hack/tools/build-tool.sh actionlint $(ACTIONLINT_VERSION) -- \
+		bash -c 'GOBIN=$$(dirname "$$OUT") go install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)'
+
 .PHONY: krew
 krew: ## Build krew and validate-krew-manifest into ./bin.
 	@hack/tools/build-tool.sh krew $(KREW_VERSION) -- \
