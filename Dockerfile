@@ -4,7 +4,9 @@
 ARG BUILDER_IMAGE=docker.io/library/golang:1.26
 ARG BASE_IMAGE=gcr.io/distroless/static:nonroot
 
-FROM ${BUILDER_IMAGE} AS builder
+# The builder runs on the build machine's platform and cross-compiles for TARGETOS/TARGETARCH
+# (docker buildx --platform linux/amd64,linux/arm64 builds both without emulating Go).
+FROM --platform=${BUILDPLATFORM} ${BUILDER_IMAGE} AS builder
 ARG TARGETOS
 ARG TARGETARCH
 # The Go module proxy, when not Go's default (optional).
