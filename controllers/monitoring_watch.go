@@ -87,7 +87,7 @@ type monitoringKindWatch struct {
 	controller controller.Controller
 	// events feeds the controller's channel source (shared by the kinds' watches): one
 	// GenericEvent per Memcached to reconcile.
-	events    chan event.GenericEvent
+	events chan event.GenericEvent
 	// recorder sends the MonitoringUnavailable event (nil: none, as in unit tests).
 	recorder  events.EventRecorder
 	available atomic.Bool

@@ -39,6 +39,7 @@ func TestPrinterColumnsShowDegraded(t *testing.T) {
 	want := []col{
 		{"Size", 0, "3"},
 		{"Ready", 0, "2"},
+		{"Version", 0, "1.6.38 (1), 1.6.46 (1)"},
 		{"Available", 0, "True"},
 		{"Degraded", 0, "InvalidSpec"},
 		{"Message", 1, "spec.resources.limits.memory: must be larger than maxMemoryMB"},
@@ -51,6 +52,7 @@ metadata: {name: web, creationTimestamp: "2026-12-02T00:00:00Z"}
 spec: {size: 3}
 status:
   readyReplicas: 2
+  version: "1.6.38 (1), 1.6.46 (1)"
   conditions:
   - {type: Available, status: "True", reason: AllReplicasReady, message: ""}
   - {type: Degraded, status: "True", reason: InvalidSpec, message: "spec.resources.limits.memory: must be larger than maxMemoryMB"}

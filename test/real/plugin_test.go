@@ -117,5 +117,5 @@ func TestKubectlPluginFlush(t *testing.T) {
 	time.Sleep(time.Until(start.Add(flushInterval + 2*time.Second)))
 	later := held()
 	t.Logf("%s after the command: %s holds %d keys, %s %d", utils.Ms(time.Since(start)), first, later[first], second, later[second])
-	g.Expect(later[first] + later[second]).To(BeZero(), "keys left after both flushes")
+	g.Expect(later[first]+later[second]).To(BeZero(), "keys left after both flushes")
 }

@@ -102,6 +102,8 @@ func TestWarmRestarts(t *testing.T) {
 	t.Logf("memory with %d keys on %s: %s", warmKeys, previous, podMemory(t, ns, key.Name+"-0"))
 
 	// The upgrade, watched: at most one server away at any time.
+	var versionBefore string
+	g.Eventually(func() string { versionBefore = getWarm(t, key).Status.Version; return versionBefore }, 30*time.Second, time.Second).ShouldNot(BeEmpty())
 	after := changeAndWatch(t, key, "memcached "+current, func(mc *cachev1alpha1.Memcached) { mc.Spec.Image = current },
 		func() (map[string]warmServer, error) { return warmState(ctx, key, current, before) })
 	for name, s := range after {
@@ -113,6 +115,14 @@ func TestWarmRestarts(t *testing.T) {
 	t.Logf("after the upgrade %s → %s: %d of %d keys found on their server", previous, current, found, warmKeys)
 	g.Expect(found).To(Equal(warmKeys), "every key survived the in-place upgrade")
 	g.Expect(eventsFor(ctx, ns, "UpdatedInPlace")).To(HaveLen(2))
+	// status.version follows the images the kubelet reports: one version again, not the old one.
+	g.Eventually(func(g Gomega) {
+		v := getWarm(t, key).Status.Version
+		g.Expect(v).NotTo(BeEmpty())
+		g.Expect(v).NotTo(Equal(versionBefore))
+		g.Expect(v).NotTo(ContainSubstring(","), "servers still differ")
+	}, 30*time.Second, time.Second).Should(Succeed())
+	t.Logf("status.version: %q before the upgrade, %q after", versionBefore, getWarm(t, key).Status.Version)
 
 	// A setting memcached restores (its threads): the new arguments reach the running pods
 	// through their annotation; each launcher saves, exits, and its container restarts with them.
@@ -389,4 +399,14 @@ func podWorkingSet(out, ns, pod string) uint64 {
 		}
 	}
 	return 0
+}
+
+// getWarm returns the Memcached key, failing the test when it cannot be read.
+func getWarm(t *testing.T, key client.ObjectKey) *cachev1alpha1.Memcached {
+	t.Helper()
+	mc, err := utils.GetMemcached(utils.TestContext(t), suite.k8s, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mc
 }
