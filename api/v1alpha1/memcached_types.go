@@ -764,9 +764,10 @@ type MemcachedStatus struct {
 	ServerList []string `json:"serverList,omitempty"`
 
 	// Version is the memcached version the servers run: the version in the tag of the image each
-	// server's memcached container runs, as the kubelet reports it ("1.6.46-alpine" is 1.6.46; an
-	// image named by digest only shows the digest's start). While the servers differ, as in a
-	// rollout, every version with the number of servers running it: "1.6.38 (1), 1.6.46 (2)".
+	// server's memcached container runs, as the kubelet reports it ("1.6.46-alpine" is 1.6.46; for
+	// an image named by digest the kubelet reports a digest, whose start is shown). While the
+	// servers differ, as in a rollout, every version with the number of servers running it:
+	// "1.6.38 (1), 1.6.46 (2)".
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Version",xDescriptors={"urn:alm:descriptor:text"}
 	Version string `json:"version,omitempty"`
