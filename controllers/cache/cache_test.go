@@ -188,6 +188,15 @@ func TestTrimPodKeepsWhatStatusNeeds(t *testing.T) {
 				if p.UID != "" || p.OwnerReferences != nil || len(p.Labels) != 3 {
 					t.Errorf("trimPod kept UID, owner references or labels no one reads: %+v", p.ObjectMeta)
 				}
+				// client-go may hand the transform an object it already transformed (the initial
+				// list at a restart did): transforming again changes nothing.
+				again, err := TrimPod(p.DeepCopy())
+				if err != nil {
+					t.Fatalf("trimPod again: %v", err)
+				}
+				if !equality.Semantic.DeepEqual(again, p) {
+					t.Errorf("trimming a trimmed pod changed it:\n%+v\nwant:\n%+v", again, p)
+				}
 				trimmed = append(trimmed, *p)
 			}
 			if (name == "one crash-looping" || name == "running again after a crash") && len(trimmed[1].Status.ContainerStatuses) != 1 {

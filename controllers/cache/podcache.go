@@ -114,8 +114,12 @@ func TrimPod(obj any) (any, error) {
 				Reason: c.Reason, Message: status.Truncate(c.Message, maxStateMessage)})
 		}
 	}
+	// A pod the transform already trimmed (client-go may hand the transform one again, as it did
+	// with the initial list at a restart in make bench-gate) keeps its ServerImage: the statuses
+	// left to read it from were dropped, or kept without their image.
+	out.Status.ServerImage = p.Status.ServerImage
 	for _, c := range p.Status.ContainerStatuses {
-		if c.Name == resources.ContainerName {
+		if c.Name == resources.ContainerName && c.Image != "" {
 			out.Status.ServerImage = intern(c.Image)
 		}
 	}
