@@ -19,11 +19,11 @@ package status
 import (
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/distribution/reference"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/example/memcached-operator/controllers/resources"
 	"github.com/example/memcached-operator/internal/podview"
@@ -65,10 +65,6 @@ func serverImage(p *podview.Pod) string {
 	return ""
 }
 
-// versionTag is a tag that starts with a version: digits and dots, then an optional variant
-// ("1.6.46", "1.6.46-alpine", "1.6-bookworm").
-var versionTag = regexp.MustCompile(`^v?([0-9]+(\.[0-9]+)*)([-_].*)?$`)
-
 // imageVersion returns the memcached version image names: its tag without the variant
 // ("docker.io/library/memcached:1.6.46-alpine" is 1.6.46), a tag that names no version as it is
 // ("latest"), and for an image named by digest only the digest's first 12 hex digits
@@ -82,8 +78,10 @@ func imageVersion(image string) string {
 		return image
 	}
 	if t, ok := ref.(reference.Tagged); ok {
-		if m := versionTag.FindStringSubmatch(t.Tag()); m != nil {
-			return m[1]
+		// A tag that starts with a version (apimachinery's generic version: dotted numbers, the
+		// variant after them dropped: "1.6.46-alpine", "1.6-bookworm", "v1.6.45").
+		if v, err := utilversion.ParseGeneric(t.Tag()); err == nil {
+			return v.String()
 		}
 		return t.Tag()
 	}
@@ -94,40 +92,20 @@ func imageVersion(image string) string {
 	return image
 }
 
-// compareVersions orders dotted versions numerically ("1.6.9" before "1.6.10"), anything else
-// after them, by its text.
+// compareVersions orders versions numerically ("1.6.9" before "1.6.10"; apimachinery's generic
+// version parser), anything that is not a version after them, by its text.
 func compareVersions(a, b string) int {
-	pa, oka := versionParts(a)
-	pb, okb := versionParts(b)
+	va, erra := utilversion.ParseGeneric(a)
+	_, errb := utilversion.ParseGeneric(b)
 	switch {
-	case oka && okb:
-		if c := slices.Compare(pa, pb); c != 0 {
+	case erra == nil && errb == nil:
+		if c, err := va.Compare(b); err == nil && c != 0 {
 			return c
 		}
-	case oka != okb:
-		if oka {
-			return -1
-		}
+	case erra == nil:
+		return -1
+	case errb == nil:
 		return 1
 	}
 	return strings.Compare(a, b)
-}
-
-// versionParts returns v's dotted numbers, and whether v is only that.
-func versionParts(v string) ([]int, bool) {
-	var parts []int
-	for f := range strings.SplitSeq(v, ".") {
-		n := 0
-		if f == "" {
-			return nil, false
-		}
-		for _, r := range f {
-			if r < '0' || r > '9' {
-				return nil, false
-			}
-			n = n*10 + int(r-'0')
-		}
-		parts = append(parts, n)
-	}
-	return parts, true
 }

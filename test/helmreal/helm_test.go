@@ -37,7 +37,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
@@ -88,14 +87,6 @@ func values(e map[string]string, operatorImage string) []string {
 		"--set", "manager.envOverrides.RELATED_IMAGE_MEMCACHED=" + e["MEMCACHED_IMAGE"],
 		"--set", "manager.envOverrides.RELATED_IMAGE_CERT_RELOADER=" + operatorImage,
 	}
-}
-
-func podUIDs(pods []corev1.Pod) map[string]types.UID {
-	m := map[string]types.UID{}
-	for _, p := range pods {
-		m[p.Name] = p.UID
-	}
-	return m
 }
 
 // The chart's life on a real node, as a Helm user lives it: install the previous release's chart,
@@ -159,7 +150,7 @@ func TestChartInstallUpgradeUninstall(t *testing.T) {
 
 	// Upgrade to the head's chart.
 	start = time.Now()
-	before := podUIDs(pods)
+	before := utils.PodUIDs(pods)
 	w := mcc.Watch(t, "watch", "-servers", servers, "-prefix", "helm", "-n", "100", "-interval", "200ms", "-progress")
 	w.WaitRounds(t, 3, 30*time.Second)
 	helm(t, e, append([]string{"upgrade", release, e["HELM_CHART"], "-n", installNS, "--wait", "--timeout", "3m"}, values(e, e["OPERATOR_IMAGE"])...)...)
@@ -177,7 +168,7 @@ func TestChartInstallUpgradeUninstall(t *testing.T) {
 	g.Consistently(func(g Gomega) {
 		now, err := utils.InstancePods(ctx, c, key)
 		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(podUIDs(now)).To(Equal(before))
+		g.Expect(utils.PodUIDs(now)).To(Equal(before))
 	}, 10*time.Second, poll).Should(Succeed(), "memcached pods changed after the upgrade")
 	_, pods = utils.WaitAvailable(t, c, key, 2, time.Minute)
 	for _, p := range pods {
@@ -203,6 +194,6 @@ func TestChartInstallUpgradeUninstall(t *testing.T) {
 	}, 2*time.Minute, poll).Should(BeTrue(), "the operator Deployment outlived helm uninstall")
 	g.Expect(c.Get(ctx, client.ObjectKey{Name: crdName}, crd)).To(Succeed(), "helm uninstall deleted the CRD (crd.keep is the default)")
 	_, pods = utils.WaitAvailable(t, c, key, 2, time.Minute)
-	g.Expect(podUIDs(pods)).To(Equal(before))
+	g.Expect(utils.PodUIDs(pods)).To(Equal(before))
 	phases.Record(t, "helm uninstall: operator removed, CRD and Memcached kept, its pods still serving", start)
 }

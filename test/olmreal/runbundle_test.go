@@ -42,7 +42,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
@@ -115,7 +114,7 @@ func TestRunBundleUpgradeCleanup(t *testing.T) {
 	g.Expect(set.Keys).To(HaveLen(100))
 	checkKeys(t, ns, servers, set)
 	suite.phases.Record(t, "client pod up, 100 keys set and read on their servers", start)
-	before := podIdentities(pods)
+	before := utils.PodUIDs(pods)
 
 	// run bundle-upgrade <head>
 	start = time.Now()
@@ -132,7 +131,7 @@ func TestRunBundleUpgradeCleanup(t *testing.T) {
 	start = time.Now()
 	g.Eventually(func() error { return operatorHasReconciled(ns) }, 2*time.Minute, poll).Should(Succeed())
 	mc, pods = waitAvailable(t, key)
-	g.Expect(podIdentities(pods)).To(Equal(before), "memcached pods changed across the operator upgrade")
+	g.Expect(utils.PodUIDs(pods)).To(Equal(before), "memcached pods changed across the operator upgrade")
 	for _, p := range pods {
 		for _, cs := range p.Status.ContainerStatuses {
 			g.Expect(cs.RestartCount).To(BeZero(), "container %s of %s restarted", cs.Name, p.Name)
@@ -301,15 +300,6 @@ func waitAvailable(t *testing.T, key client.ObjectKey) (*cachev1alpha1.Memcached
 func waitAvailableSize(t *testing.T, key client.ObjectKey, size int) (*cachev1alpha1.Memcached, []corev1.Pod) {
 	t.Helper()
 	return utils.WaitAvailable(t, suite.k8s, key, size, 3*time.Minute)
-}
-
-// podIdentities maps pod names to UIDs.
-func podIdentities(pods []corev1.Pod) map[string]types.UID {
-	m := map[string]types.UID{}
-	for _, p := range pods {
-		m[p.Name] = p.UID
-	}
-	return m
 }
 
 // mcclient is the real-node tier's client (test/real/cmd/mcclient) in the pod clientPod of ns.

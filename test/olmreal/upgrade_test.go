@@ -74,7 +74,7 @@ func TestUpgradeByChannelBump(t *testing.T) {
 	key := client.ObjectKey{Namespace: ns, Name: memcachedName}
 	g.Expect(suite.k8s.Create(ctx, utils.NewMemcached(ns, memcachedName, memcachedSize))).To(Succeed())
 	mc, pods := waitAvailable(t, key)
-	before := podIdentities(pods)
+	before := utils.PodUIDs(pods)
 	startClientPod(t, ns)
 	servers := strings.Join(mc.Status.ServerList, ",")
 	var set memcache.PlacementReport
@@ -145,7 +145,7 @@ func TestUpgradeByChannelBump(t *testing.T) {
 	start = time.Now()
 	g.Eventually(func() error { return operatorHasReconciled(ns) }, 2*time.Minute, poll).Should(Succeed())
 	mc, pods = waitAvailable(t, key)
-	g.Expect(podIdentities(pods)).To(Equal(before), "memcached pods changed across the upgrade")
+	g.Expect(utils.PodUIDs(pods)).To(Equal(before), "memcached pods changed across the upgrade")
 	for _, p := range pods {
 		for _, cs := range p.Status.ContainerStatuses {
 			g.Expect(cs.RestartCount).To(BeZero(), "container %s of %s restarted", cs.Name, p.Name)

@@ -121,7 +121,7 @@ func TestCertManagerIssuedTLS(t *testing.T) {
 
 	// Renewal, as `cmctl renew` triggers it: the Issuing condition on the Certificate.
 	start = time.Now()
-	before := podUIDs(pods)
+	before := utils.PodUIDs(pods)
 	now := time.Now().UTC().Format(time.RFC3339)
 	suite.kubectl.Must(t, "", "patch", "certificate", "-n", ns, name+"-tls", "--subresource=status", "--type=merge", "-p",
 		`{"status":{"conditions":[{"type":"Issuing","status":"True","reason":"ManuallyTriggered","message":"renewal triggered by olmv1real","lastTransitionTime":"`+now+`"}]}}`)
@@ -154,7 +154,7 @@ func TestCertManagerIssuedTLS(t *testing.T) {
 	}
 	list, err := utils.InstancePods(ctx, suite.k8s, key)
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(podUIDs(list)).To(Equal(before), "the renewal replaced pods")
+	g.Expect(utils.PodUIDs(list)).To(Equal(before), "the renewal replaced pods")
 	for _, p := range list {
 		for _, c := range p.Status.ContainerStatuses {
 			g.Expect(c.RestartCount).To(BeZero(), "container %s of %s restarted", c.Name, p.Name)

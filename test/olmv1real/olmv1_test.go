@@ -48,7 +48,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -251,14 +250,6 @@ func waitLeader(t *testing.T, pod string) {
 	}, 2*time.Minute, poll).Should(Succeed())
 }
 
-func podUIDs(pods []corev1.Pod) map[string]types.UID {
-	m := map[string]types.UID{}
-	for _, p := range pods {
-		m[p.Name] = p.UID
-	}
-	return m
-}
-
 // TestClusterExtensionLifecycle is the OLM v1 user story, in order: a ClusterCatalog from our
 // catalog image; a ClusterExtension installing the oldest release (its deprecation surfacing); a
 // version pin holding an upgrade back while the catalog moves on; the CRD upgrade safety preflight
@@ -353,7 +344,7 @@ func TestClusterExtensionLifecycle(t *testing.T) {
 
 	// The upgrade users take: previous to head, unpinned, the preflight back at its default.
 	start = time.Now()
-	before := podUIDs(pods)
+	before := utils.PodUIDs(pods)
 	w := mcc.Watch(t, "watch", "-servers", servers, "-prefix", keyPrefix, "-n", "100", "-interval", "200ms", "-progress")
 	w.WaitRounds(t, 3, 30*time.Second) // the client reads every key before the upgrade starts
 	patchExtension(t, `[{"op":"remove","path":"/spec/source/catalog/version"},{"op":"remove","path":"/spec/install"}]`)
@@ -378,10 +369,10 @@ func TestClusterExtensionLifecycle(t *testing.T) {
 	g.Consistently(func(g Gomega) {
 		now, err := utils.InstancePods(ctx, suite.k8s, key)
 		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(podUIDs(now)).To(Equal(before))
+		g.Expect(utils.PodUIDs(now)).To(Equal(before))
 	}, 10*time.Second, poll).Should(Succeed(), "memcached pods changed after the upgrade")
 	_, pods = utils.WaitAvailable(t, suite.k8s, key, 3, time.Minute)
-	g.Expect(podUIDs(pods)).To(Equal(before), "memcached pods changed across the upgrade")
+	g.Expect(utils.PodUIDs(pods)).To(Equal(before), "memcached pods changed across the upgrade")
 	for _, p := range pods {
 		for _, cs := range p.Status.ContainerStatuses {
 			g.Expect(cs.RestartCount).To(BeZero(), "container %s of %s restarted", cs.Name, p.Name)

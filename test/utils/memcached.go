@@ -24,6 +24,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
@@ -80,4 +81,14 @@ func TestContext(t testing.TB) context.Context {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// PodUIDs maps each pod's name to its UID: equal maps before and after a change mean the same pods
+// (none replaced).
+func PodUIDs(pods []corev1.Pod) map[string]types.UID {
+	m := map[string]types.UID{}
+	for _, p := range pods {
+		m[p.Name] = p.UID
+	}
+	return m
 }
