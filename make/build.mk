@@ -57,12 +57,11 @@ deploy: manifests kustomize kubectl ## Deploy the operator (image IMG) to the cl
 # kubebuilder's convention: one manifest for `kubectl apply -f` without OLM. dist/ is not committed
 # (.gitignore): the file names the operator image IMG, which each user builds and pushes (nothing is
 # published), so a committed copy would name an image that does not exist.
-# The image is set in a temporary copy of config/, so the tree stays as committed.
+# The image is set in a temporary copy of config/, so the tree stays as committed
+# (hack/release/install-yaml.sh, also the input of the Helm chart and the release's install.yaml).
 build-installer: manifests kustomize ## Write dist/install.yaml: the CRD, RBAC and the operator Deployment (image IMG) of config/default, for kubectl apply -f.
 	mkdir -p dist
-	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && cp -r config "$$tmp/" && \
-		(cd "$$tmp/config/manager" && $(KUSTOMIZE) edit set image controller=$(IMG)) && \
-		$(KUSTOMIZE) build "$$tmp/config/default" > dist/install.yaml.tmp && mv dist/install.yaml.tmp dist/install.yaml
+	KUSTOMIZE=$(KUSTOMIZE) hack/release/install-yaml.sh config $(IMG) > dist/install.yaml.tmp && mv dist/install.yaml.tmp dist/install.yaml
 	@echo "wrote dist/install.yaml (operator image $(IMG)): kubectl apply --server-side -f dist/install.yaml"
 
 .PHONY: helm-chart

@@ -32,10 +32,7 @@ CHART_DIR=${CHART_DIR:-dist/chart}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/dist"
-cp -r "$SRC/config" "$tmp/config"
-(cd "$tmp/config/manager" && "$KUSTOMIZE" edit set image controller="$IMG")
-"$KUSTOMIZE" build "$tmp/config/default" >"$tmp/dist/install.yaml"
-rm -r "$tmp/config"
+KUSTOMIZE=$KUSTOMIZE hack/release/install-yaml.sh "$SRC/config" "$IMG" >"$tmp/dist/install.yaml"
 cp "$SRC/PROJECT" "$tmp/PROJECT"
 printf 'manifests:\n\t@:\nbuild-installer:\n\t@:\n' >"$tmp/Makefile"
 (cd "$tmp" && "$KUBEBUILDER" edit --plugins=helm.kubebuilder.io/v2-alpha --force >"$tmp/kubebuilder.log" 2>&1) || {

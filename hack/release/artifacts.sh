@@ -35,9 +35,7 @@ mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-cp -r config "$tmp/config"
-(cd "$tmp/config/manager" && "$KUSTOMIZE" edit set image controller="$image")
-"$KUSTOMIZE" build "$tmp/config/default" >"$out/install.yaml"
+KUSTOMIZE=$KUSTOMIZE hack/release/install-yaml.sh config "$image" >"$out/install.yaml"
 cp config/crd/bases/cache.example.com_memcacheds.yaml "$out/memcached-operator-crds.yaml"
 "$HELM" package dist/chart -d "$out" >/dev/null
 
