@@ -79,17 +79,7 @@ func TestCrashLoopIsNamed(t *testing.T) {
 		Not(ContainSubstring("back-off")),
 	))
 
-	warnings := func(g Gomega) []string {
-		evs := &eventsv1.EventList{}
-		g.Expect(k8sClient.List(testCtx, evs, client.InNamespace(ns))).To(Succeed())
-		var notes []string
-		for _, e := range evs.Items {
-			if e.Regarding.Name == name && e.Reason == cachev1alpha1.ReasonContainerFailing {
-				notes = append(notes, e.Note)
-			}
-		}
-		return notes
-	}
+	warnings := func(g Gomega) []string { return eventNotes(g, ns, name, cachev1alpha1.ReasonContainerFailing) }
 	g.Eventually(warnings, timeout, interval).Should(ConsistOf(degraded.Message), "one Warning event")
 
 	// More restarts of the same failure: no status write, no second event.
@@ -185,4 +175,17 @@ func TestStatefulSetPodCreateFailureIsNamed(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		g.Expect(conditionOf(getMemcached(g, ns, name), cachev1alpha1.ConditionDegraded).Status).To(Equal(metav1.ConditionFalse))
 	}, timeout, interval).Should(Succeed())
+}
+
+// eventNotes returns the notes of the events in ns about the object named name with reason.
+func eventNotes(g Gomega, ns, name, reason string) []string {
+	evs := &eventsv1.EventList{}
+	g.Expect(k8sClient.List(testCtx, evs, client.InNamespace(ns))).To(Succeed())
+	var notes []string
+	for _, e := range evs.Items {
+		if e.Regarding.Name == name && e.Reason == reason {
+			notes = append(notes, e.Note)
+		}
+	}
+	return notes
 }

@@ -25,7 +25,6 @@ import (
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -224,17 +223,7 @@ func TestServiceMonitorFollowsItsCRD(t *testing.T) {
 	// restart.
 	smCRD := envtest.CRDInstallOptions{Paths: []string{filepath.Join("testdata", "monitoring.coreos.com_servicemonitors.yaml")}, ErrorIfPathMissing: true}
 	g.Expect(envtest.UninstallCRDs(cfg, smCRD)).To(Succeed())
-	unavailable := func(g Gomega) []string {
-		evs := &eventsv1.EventList{}
-		g.Expect(k8sClient.List(testCtx, evs, client.InNamespace(ns))).To(Succeed())
-		var notes []string
-		for _, e := range evs.Items {
-			if e.Regarding.Name == name && e.Reason == cachev1alpha1.ReasonMonitoringUnavailable {
-				notes = append(notes, e.Note)
-			}
-		}
-		return notes
-	}
+	unavailable := func(g Gomega) []string { return eventNotes(g, ns, name, cachev1alpha1.ReasonMonitoringUnavailable) }
 	g.Eventually(unavailable, timeout, interval).Should(ConsistOf(ContainSubstring("ServiceMonitor API (monitoring.coreos.com/v1) is no longer served")),
 		"one Warning event when the ServiceMonitor API goes")
 	// A reconcile now (a spec change) skips the kind: no ReconcileError, the PrometheusRule
